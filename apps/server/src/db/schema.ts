@@ -1,0 +1,4 @@
+// The drizzle schema index: one schema file per module, gathered here for drizzle-kit and queries.
+export * from '../modules/auth/schema';
+export * from '../modules/projects/schema';
+export * from '../modules/users/schema';

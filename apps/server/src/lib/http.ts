@@ -1,0 +1,64 @@
+import type { RoleType } from '@launchbay/contract';
+import type {
+  FastifyBaseLogger,
+  FastifyInstance,
+  RawReplyDefaultExpression,
+  RawRequestDefaultExpression,
+  RawServerDefault,
+} from 'fastify';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type pg from 'pg';
+import type { Config } from '../config';
+import type { Db } from '../db/client';
+import type { SessionStore } from '../modules/auth/sessions';
+import type { SecretBox } from './crypto';
+
+/**
+ * Who may call a route. 'public' needs nothing; the others need a signed-in session (or an API
+ * key) whose role is at least that level. Default: 'reader' for reads, 'user' for mutations.
+ * 'mfa_pending' accepts the half-signed-in state between password and second factor.
+ */
+export type Access = 'public' | 'reader' | 'user' | 'admin';
+
+export type Principal = {
+  userId: number;
+  sessionId: number;
+  username: string;
+  email: string;
+  avatarUrl: string | null;
+  roles: RoleType[];
+  mfaEnabled: boolean;
+};
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}
+
+export type AppContext = {
+  config: Config;
+  db: Db;
+  pool: pg.Pool;
+  box: SecretBox;
+  sessions: SessionStore;
+  databaseKind: 'embedded' | 'external';
+  startedAt: number;
+};
+
+export type App = FastifyInstance<
+  RawServerDefault,
+  RawRequestDefaultExpression,
+  RawReplyDefaultExpression,
+  FastifyBaseLogger,
+  ZodTypeProvider
+>;
+
+export const ROLE_LEVEL: Record<RoleType, number> = { reader: 1, user: 2, admin: 3 };
+
+export function roleLevel(roles: readonly RoleType[]): number {
+  return roles.reduce((max, role) => Math.max(max, ROLE_LEVEL[role]), 0);
+}

@@ -1,0 +1,77 @@
+import type pg from 'pg';
+import { type Logger, pino } from 'pino';
+import { buildApp } from './app';
+import type { Config } from './config';
+import { createDb, createPool } from './db/client';
+import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded';
+import { runMigrations } from './db/migrate';
+import { createSecretBox, loadEncryptionKey } from './lib/crypto';
+import type { App, AppContext } from './lib/http';
+import { createSessionStore } from './modules/auth/sessions';
+import { ensureFirstAdmin } from './modules/users/bootstrap';
+
+export type Platform = {
+  app: App;
+  url: string;
+  ctx: AppContext;
+  embedded: EmbeddedPostgres | undefined;
+  firstAdmin: { email: string; password: string | null } | null;
+  stop(): Promise<void>;
+};
+
+/** Starts everything the control plane needs, in order: database, migrations, first admin, HTTP. */
+export async function startPlatform(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<Platform> {
+  const startedAt = Date.now();
+  let embedded: EmbeddedPostgres | undefined;
+  let connection: pg.PoolConfig;
+  if (config.databaseUrl) {
+    connection = { connectionString: config.databaseUrl };
+  } else {
+    embedded = await startEmbeddedPostgres(config.dataDir, {
+      info: (m) => logger.info(m),
+      warn: (m) => logger.warn(m),
+      debug: (m) => logger.debug(m),
+    });
+    connection = embedded.connection;
+  }
+  const pool = createPool(connection);
+  try {
+    const applied = await runMigrations(pool);
+    if (applied.length > 0) logger.info(`Applied database migrations: ${applied.join(', ')}`);
+    const db = createDb(pool);
+    const firstAdmin = await ensureFirstAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+    const ctx: AppContext = {
+      config,
+      db,
+      pool,
+      box: createSecretBox(loadEncryptionKey(config.dataDir)),
+      sessions: createSessionStore({ db, config }),
+      databaseKind: embedded ? 'embedded' : 'external',
+      startedAt,
+    };
+    const app = await buildApp(ctx, logger);
+    const address = await app.listen({ port: config.port, host: config.host });
+    const port = new URL(address).port;
+    const url = `http://localhost:${port}`;
+    let stopping: Promise<void> | undefined;
+    return {
+      app,
+      url,
+      ctx,
+      embedded,
+      firstAdmin,
+      stop() {
+        stopping ??= (async () => {
+          await app.close();
+          await pool.end();
+          await embedded?.stop();
+        })();
+        return stopping;
+      },
+    };
+  } catch (error) {
+    await pool.end().catch(() => undefined);
+    await embedded?.stop();
+    throw error;
+  }
+}
