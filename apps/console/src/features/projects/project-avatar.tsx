@@ -1,0 +1,35 @@
+import { useState } from 'react';
+import { cn } from '@/lib/utils';
+import { projectFaviconUrl } from './api';
+
+/** The project's favicon, falling back to the first letter of its name. */
+export function ProjectAvatar({
+  project,
+  className,
+}: {
+  project: { id: number; name: string };
+  className?: string;
+}) {
+  const [failed, setFailed] = useState(false);
+  const letter = project.name.trim().charAt(0).toUpperCase() || '?';
+  return (
+    <span
+      className={cn(
+        'flex size-5 shrink-0 items-center justify-center overflow-hidden rounded-sm border bg-background font-semibold text-[10px] text-muted-foreground',
+        className,
+      )}
+    >
+      {failed ? (
+        <span aria-hidden="true">{letter}</span>
+      ) : (
+        <img
+          src={projectFaviconUrl(project.id)}
+          alt=""
+          className="size-full object-contain"
+          loading="lazy"
+          onError={() => setFailed(true)}
+        />
+      )}
+    </span>
+  );
+}

@@ -1,0 +1,59 @@
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { loadConfig } from '../../src/config';
+import { type Platform, startPlatform } from '../../src/platform';
+
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'correct-horse-battery';
+
+export type TestPlatform = Platform & { dataDir: string; databaseUrl: string | undefined; close(): Promise<void> };
+
+/** A fresh database for one test file on the external server, when the suite runs in that mode. */
+export async function freshExternalDatabase(): Promise<string | undefined> {
+  const base = inject('externalPostgresUrl');
+  if (!base) return undefined;
+  const name = `lb_test_${randomBytes(6).toString('hex')}`;
+  const client = new pg.Client({ connectionString: base });
+  await client.connect();
+  await client.query(`CREATE DATABASE ${name}`);
+  await client.end();
+  return base.replace(/\/postgres$/, `/${name}`);
+}
+
+export function testEnv(dataDir: string, databaseUrl: string | undefined, extra: Record<string, string> = {}) {
+  return {
+    PORT: '0',
+    HOST: '127.0.0.1',
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'silent',
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+    ...extra,
+  };
+}
+
+/**
+ * The real platform, in this process, on a real port: its embedded PostgreSQL in a temp data
+ * folder, or a fresh database on the external server when LAUNCHBAY_TEST_EXTERNAL_PG=1.
+ */
+export async function startTestPlatform(extraEnv: Record<string, string> = {}): Promise<TestPlatform> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-test-'));
+  const databaseUrl = await freshExternalDatabase();
+  const platform = await startPlatform(loadConfig(testEnv(dataDir, databaseUrl, extraEnv)));
+  const url = platform.url.replace('localhost', '127.0.0.1');
+  return {
+    ...platform,
+    url,
+    dataDir,
+    databaseUrl,
+    async close() {
+      await platform.stop();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
