@@ -1,0 +1,1 @@
+export default function P() { return <div>dashboard/dashboard-page</div>; }

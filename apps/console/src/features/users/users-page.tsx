@@ -1,0 +1,1 @@
+export default function P() { return <div>users/users-page</div>; }

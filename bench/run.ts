@@ -1,0 +1,240 @@
+/**
+ * Launchbay benchmarks (`npm run bench`). Figures, all on this machine over loopback:
+ *  - start: `node apps/server/dist/main.js` to the first successful login, on a new data folder
+ *    (initdb included) and on an existing one;
+ *  - GET /api/user/me throughput and p99 at 200 concurrent connections, embedded and external PostgreSQL;
+ *  - idle memory a minute after start: the Node process plus its embedded PostgreSQL processes (RSS and PSS);
+ *  - the gzipped JS and CSS the login page loads in Chromium.
+ * Options: --quick (shorter load runs and a 10 s idle wait, for a smoke check).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { chromium } from '@playwright/test';
+import autocannon from 'autocannon';
+import { startExternalPostgres } from '../apps/server/test/helpers/external-postgres';
+
+const quick = process.argv.includes('--quick');
+const MAIN = path.resolve('apps/server/dist/main.js');
+const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
+const CONCURRENCY = 200;
+const LOAD_SECONDS = quick ? 5 : 15;
+const IDLE_SECONDS = quick ? 10 : 60;
+
+type Server = { proc: ChildProcess; url: string; readyMs: number; stop(): Promise<void> };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+async function login(url: string): Promise<string | null> {
+  try {
+    const response = await fetch(`${url}/api/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(ADMIN),
+    });
+    if (response.status !== 200) return null;
+    return ((await response.json()) as { token: string }).token;
+  } catch {
+    return null;
+  }
+}
+
+/** Spawns the built platform and measures the time until a login succeeds. */
+async function startServer(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Server> {
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  const t0 = performance.now();
+  const proc = spawn(process.execPath, [MAIN], {
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...extraEnv },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  let exited = false;
+  proc.once('exit', () => {
+    exited = true;
+  });
+  for (;;) {
+    if (exited) throw new Error('the platform exited during start');
+    if (await login(url)) break;
+    if (performance.now() - t0 > 60_000) throw new Error('the platform did not start within 60 s');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  const readyMs = performance.now() - t0;
+  return {
+    proc,
+    url,
+    readyMs,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (exited) return resolve();
+        proc.once('exit', () => resolve());
+        proc.kill('SIGTERM');
+      }),
+  };
+}
+
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? Number.NaN;
+const tempDir = (prefix: string) => fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+
+async function measureStarts() {
+  const first: number[] = [];
+  const later: number[] = [];
+  for (let i = 0; i < 3; i++) {
+    const dir = tempDir('lb-bench-start-');
+    const s1 = await startServer(dir);
+    first.push(s1.readyMs);
+    await s1.stop();
+    const s2 = await startServer(dir);
+    later.push(s2.readyMs);
+    await s2.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+  return { firstStartMs: median(first), laterStartMs: median(later), runs: { first, later } };
+}
+
+async function load(url: string, token: string) {
+  const run = (duration: number) =>
+    autocannon({ url: `${url}/api/user/me`, connections: CONCURRENCY, duration, headers: { authorization: `Bearer ${token}` } });
+  await run(2); // warm-up: JIT, pool connections, session cache
+  const result = await run(LOAD_SECONDS);
+  return {
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
+}
+
+function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>();
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)]);
+    } catch {
+      // the process ended while we looked
+    }
+  }
+  const all = [pid];
+  for (let i = 0; i < all.length; i++) all.push(...(children.get(all[i] as number) ?? []));
+  return all;
+}
+
+function kb(file: string, field: string): number {
+  try {
+    const match = fs.readFileSync(file, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+async function idleMemory(server: Server) {
+  await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
+  const pids = descendants(server.proc.pid ?? 0);
+  const rssKb = pids.reduce((sum, pid) => sum + kb(`/proc/${pid}/status`, 'VmRSS'), 0);
+  const pssKb = pids.reduce((sum, pid) => sum + kb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0);
+  const nodeRssKb = kb(`/proc/${server.proc.pid}/status`, 'VmRSS');
+  return { processes: pids.length, nodeRssMb: nodeRssKb / 1024, totalRssMb: rssKb / 1024, totalPssMb: pssKb / 1024, afterSeconds: IDLE_SECONDS };
+}
+
+async function loginPageAssets(url: string) {
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  try {
+    const page = await browser.newPage();
+    const assets: { url: string; type: string; gzipBytes: number }[] = [];
+    const pending: Promise<void>[] = [];
+    page.on('response', (response) => {
+      const type = response.request().resourceType();
+      if (type !== 'script' && type !== 'stylesheet') return;
+      pending.push(
+        response.body().then((body) => {
+          assets.push({ url: new URL(response.url()).pathname, type, gzipBytes: gzipSync(body).length });
+        }),
+      );
+    });
+    await page.goto(url, { waitUntil: 'networkidle' });
+    await page.getByText('Welcome back').waitFor({ timeout: 15_000 });
+    await Promise.all(pending);
+    const sum = (type: string) => assets.filter((a) => a.type === type).reduce((s, a) => s + a.gzipBytes, 0) / 1024;
+    return { jsKbGzip: sum('script'), cssKbGzip: sum('stylesheet'), files: assets };
+  } finally {
+    await browser.close();
+  }
+}
+
+const fmt = (n: number, digits = 1) => n.toFixed(digits);
+
+async function main() {
+  if (!fs.existsSync(MAIN)) throw new Error('Build first: npm run build');
+  const results: Record<string, unknown> = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, quick };
+
+  console.log('Measuring start times (3 runs each)...');
+  const starts = await measureStarts();
+  results.start = starts;
+
+  console.log(`Load on the embedded database: ${CONCURRENCY} connections, ${LOAD_SECONDS} s...`);
+  const dir = tempDir('lb-bench-load-');
+  const embedded = await startServer(dir);
+  const token = (await login(embedded.url)) as string;
+  results.embedded = await load(embedded.url, token);
+
+  console.log('Login page assets in Chromium...');
+  results.loginPage = await loginPageAssets(embedded.url);
+  await embedded.stop();
+
+  console.log(`Idle memory after ${IDLE_SECONDS} s...`);
+  const idle = await startServer(dir);
+  results.idleMemory = await idleMemory(idle);
+  await idle.stop();
+  fs.rmSync(dir, { recursive: true, force: true });
+
+  console.log('Load on an external PostgreSQL 15 server (DATABASE_URL)...');
+  const external = await startExternalPostgres();
+  const extDir = tempDir('lb-bench-ext-');
+  try {
+    const server = await startServer(extDir, { DATABASE_URL: external.url('postgres') });
+    results.external = await load(server.url, (await login(server.url)) as string);
+    await server.stop();
+  } finally {
+    external.stop();
+    fs.rmSync(extDir, { recursive: true, force: true });
+  }
+
+  const e = results.embedded as Awaited<ReturnType<typeof load>>;
+  const x = results.external as Awaited<ReturnType<typeof load>>;
+  const m = results.idleMemory as Awaited<ReturnType<typeof idleMemory>>;
+  const l = results.loginPage as Awaited<ReturnType<typeof loginPageAssets>>;
+  console.log('\nLaunchbay benchmark');
+  console.log(`  first start (new data folder) to first login   ${fmt(starts.firstStartMs, 0)} ms   (target < 3000)`);
+  console.log(`  later start to first login                      ${fmt(starts.laterStartMs, 0)} ms   (target < 1500)`);
+  console.log(`  GET /api/user/me, embedded PG, c=${CONCURRENCY}           ${e.requestsPerSecond} req/s, p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms (target p99 < 10), errors ${e.errors}, non-2xx ${e.non2xx}`);
+  console.log(`  GET /api/user/me, external PG 15, c=${CONCURRENCY}        ${x.requestsPerSecond} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms (target p99 < 10), errors ${x.errors}, non-2xx ${x.non2xx}`);
+  console.log(`  idle memory after ${m.afterSeconds} s (${m.processes} processes)      RSS ${fmt(m.totalRssMb)} MB, PSS ${fmt(m.totalPssMb)} MB, Node alone ${fmt(m.nodeRssMb)} MB (target < 200)`);
+  console.log(`  login page, gzipped                             JS ${fmt(l.jsKbGzip)} KB (target < 110), CSS ${fmt(l.cssKbGzip)} KB`);
+  fs.mkdirSync('bench/results', { recursive: true });
+  fs.writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
+  console.log('\n  full figures: bench/results/latest.json');
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
