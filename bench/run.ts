@@ -57,7 +57,16 @@ async function startServer(dataDir: string, extraEnv: Record<string, string> = {
   const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
   const proc = spawn(process.execPath, [MAIN], {
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...extraEnv },
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...extraEnv,
+    },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   let exited = false;
@@ -149,13 +158,27 @@ async function idleMemory(server: Server) {
   const rssKb = pids.reduce((sum, pid) => sum + kb(`/proc/${pid}/status`, 'VmRSS'), 0);
   const pssKb = pids.reduce((sum, pid) => sum + kb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0);
   const nodeRssKb = kb(`/proc/${server.proc.pid}/status`, 'VmRSS');
-  return { processes: pids.length, nodeRssMb: nodeRssKb / 1024, totalRssMb: rssKb / 1024, totalPssMb: pssKb / 1024, afterSeconds: IDLE_SECONDS };
+  return {
+    processes: pids.length,
+    nodeRssMb: nodeRssKb / 1024,
+    totalRssMb: rssKb / 1024,
+    totalPssMb: pssKb / 1024,
+    afterSeconds: IDLE_SECONDS,
+  };
 }
 
 async function loginPageAssets(url: string) {
   const browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
   try {
     const page = await browser.newPage();
@@ -184,7 +207,12 @@ const fmt = (n: number, digits = 1) => n.toFixed(digits);
 
 async function main() {
   if (!fs.existsSync(MAIN)) throw new Error('Build first: npm run build');
-  const results: Record<string, unknown> = { date: new Date().toISOString(), cpus: os.cpus().length, node: process.version, quick };
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    cpus: os.cpus().length,
+    node: process.version,
+    quick,
+  };
 
   console.log('Measuring start times (3 runs each)...');
   const starts = await measureStarts();
@@ -225,10 +253,18 @@ async function main() {
   console.log('\nLaunchbay benchmark');
   console.log(`  first start (new data folder) to first login   ${fmt(starts.firstStartMs, 0)} ms   (target < 3000)`);
   console.log(`  later start to first login                      ${fmt(starts.laterStartMs, 0)} ms   (target < 1500)`);
-  console.log(`  GET /api/user/me, embedded PG, c=${CONCURRENCY}           ${e.requestsPerSecond} req/s, p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms (target p99 < 10), errors ${e.errors}, non-2xx ${e.non2xx}`);
-  console.log(`  GET /api/user/me, external PG 15, c=${CONCURRENCY}        ${x.requestsPerSecond} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms (target p99 < 10), errors ${x.errors}, non-2xx ${x.non2xx}`);
-  console.log(`  idle memory after ${m.afterSeconds} s (${m.processes} processes)      RSS ${fmt(m.totalRssMb)} MB, PSS ${fmt(m.totalPssMb)} MB, Node alone ${fmt(m.nodeRssMb)} MB (target < 200)`);
-  console.log(`  login page, gzipped                             JS ${fmt(l.jsKbGzip)} KB (target < 110), CSS ${fmt(l.cssKbGzip)} KB`);
+  console.log(
+    `  GET /api/user/me, embedded PG, c=${CONCURRENCY}           ${e.requestsPerSecond} req/s, p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms (target p99 < 10), errors ${e.errors}, non-2xx ${e.non2xx}`,
+  );
+  console.log(
+    `  GET /api/user/me, external PG 15, c=${CONCURRENCY}        ${x.requestsPerSecond} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms (target p99 < 10), errors ${x.errors}, non-2xx ${x.non2xx}`,
+  );
+  console.log(
+    `  idle memory after ${m.afterSeconds} s (${m.processes} processes)      RSS ${fmt(m.totalRssMb)} MB, PSS ${fmt(m.totalPssMb)} MB, Node alone ${fmt(m.nodeRssMb)} MB (target < 200)`,
+  );
+  console.log(
+    `  login page, gzipped                             JS ${fmt(l.jsKbGzip)} KB (target < 110), CSS ${fmt(l.cssKbGzip)} KB`,
+  );
   fs.mkdirSync('bench/results', { recursive: true });
   fs.writeFileSync('bench/results/latest.json', `${JSON.stringify(results, null, 2)}\n`);
   console.log('\n  full figures: bench/results/latest.json');

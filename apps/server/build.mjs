@@ -4,11 +4,13 @@
 import fs from 'node:fs';
 import { build } from 'esbuild';
 
+process.chdir(new URL('.', import.meta.url).pathname);
 const pkg = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
 const external = Object.keys(pkg.dependencies).filter((name) => !name.startsWith('@launchbay/'));
 
 fs.rmSync('dist', { recursive: true, force: true });
 await build({
+  absWorkingDir: process.cwd(),
   entryPoints: ['src/main.ts'],
   outfile: 'dist/main.js',
   bundle: true,

