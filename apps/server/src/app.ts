@@ -5,6 +5,7 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
+import { API_KEY_PREFIX } from '@launchbay/contract';
 import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
@@ -21,9 +22,15 @@ import {
 } from 'fastify-type-provider-zod';
 import { HttpError } from './lib/errors';
 import { type App, type AppContext, ROLE_LEVEL, roleLevel } from './lib/http';
+import { requiredPermission } from './modules/api-keys/permissions';
+import { apiKeyRoutes } from './modules/api-keys/routes';
+import { resolveApiKey } from './modules/api-keys/service';
+import { registerAuditHooks } from './modules/audit/recorder';
+import { auditRoutes } from './modules/audit/routes';
 import { authRoutes, requestToken } from './modules/auth/routes';
 import { platformRoutes } from './modules/platform/routes';
 import { projectRoutes } from './modules/projects/routes';
+import { settingsRoutes } from './modules/settings/routes';
 import { userRoutes } from './modules/users/routes';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -49,21 +56,54 @@ function sendError(
   return reply.code(status).type('application/json').send(body);
 }
 
+/** The PostgreSQL error (SQLSTATE code and message) behind an error, whether drizzle wrapped it or not. */
+function databaseError(error: unknown): { code: string; message: string } | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 3; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return { code, message: current.message };
+  }
+  return undefined;
+}
+
 /** Decides who may call a route before its body is even read: 401 without credentials, 403 below the role. */
 async function authorise(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
   const config = request.routeOptions.config;
-  if (!request.url.startsWith('/api/') || request.url.startsWith('/api/docs') || !config || request.is404) return;
+  // Decide by the route that matched, never by the raw URL: the router decodes the path, so
+  // '/%61pi/users' reaches the '/api/users' route while its raw URL does not start with '/api/'.
+  const route = request.routeOptions.url;
+  if (!route?.startsWith('/api/') || route === '/api/docs' || route.startsWith('/api/docs/') || !config || request.is404) return;
   const token = requestToken(request);
-  request.principal = token ? await ctx.sessions.resolve(token) : null;
+  let keyRefusal: string | undefined;
+  if (token?.startsWith(API_KEY_PREFIX)) {
+    try {
+      request.principal = await resolveApiKey(ctx, token, request.ip);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      keyRefusal = error.detail;
+    }
+  } else {
+    request.principal = token ? await ctx.sessions.resolve(token) : null;
+  }
   const access = config.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'reader' : 'user');
   if (access === 'public') return;
-  if (!request.principal) return sendError(reply, 401, { detail: 'Authentication Required' });
+  if (!request.principal) return sendError(reply, 401, { detail: keyRefusal ?? 'Authentication Required' });
   if (roleLevel(request.principal.roles) < ROLE_LEVEL[access]) {
     const detail =
       access === 'admin'
         ? 'You need the admin role for this'
         : `Your role (${request.principal.roles.join(', ') || 'none'}) is read-only: you need the ${access} role for this`;
     return sendError(reply, 403, { detail });
+  }
+  const key = request.principal.apiKey;
+  if (key) {
+    const needed = requiredPermission(request.method, route);
+    if (needed === 'session-only') {
+      return sendError(reply, 403, { detail: 'API keys cannot change account security or sign out: use a signed-in session' });
+    }
+    if (needed === 'unmapped') return sendError(reply, 403, { detail: 'No API key permission covers this route' });
+    if (needed && !key.permissions.includes(needed)) {
+      return sendError(reply, 403, { detail: `This API key lacks the ${needed} permission`, missing_permission: needed });
+    }
   }
 }
 
@@ -116,6 +156,7 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
 
   app.addHook('onRequest', (request, reply) => authorise(ctx, request, reply));
+  registerAuditHooks(app, ctx);
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) {
@@ -144,6 +185,13 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
       case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
         return sendError(reply, 415, { detail: `Unsupported content type: send application/json` });
     }
+    const database = databaseError(error);
+    if (database && (database.code.startsWith('22') || database.code === '54000')) {
+      // A data exception (a NUL character, a number past the column's range) or a value too large
+      // to index: input the schemas let through, so a bad request rather than a server failure.
+      request.log.warn({ err: error, url: request.url, method: request.method }, 'database refused a value');
+      return sendError(reply, 400, { detail: `Invalid value: ${database.message}` });
+    }
     if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
       return sendError(reply, error.statusCode, { detail: error.message });
     }
@@ -157,6 +205,9 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
       await userRoutes(api, ctx);
       await platformRoutes(api, ctx);
       await projectRoutes(api, ctx);
+      await apiKeyRoutes(api, ctx);
+      await settingsRoutes(api, ctx);
+      await auditRoutes(api, ctx);
     },
     { prefix: '/api' },
   );

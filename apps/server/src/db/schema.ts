@@ -1,4 +1,7 @@
 // The drizzle schema index: one schema file per module, gathered here for drizzle-kit and queries.
+export * from '../modules/api-keys/schema';
+export * from '../modules/audit/schema';
 export * from '../modules/auth/schema';
 export * from '../modules/projects/schema';
+export * from '../modules/settings/schema';
 export * from '../modules/users/schema';

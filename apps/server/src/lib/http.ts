@@ -1,4 +1,4 @@
-import type { RoleType } from '@launchbay/contract';
+import type { Permission, RoleType } from '@launchbay/contract';
 import type {
   FastifyBaseLogger,
   FastifyInstance,
@@ -28,6 +28,8 @@ export type Principal = {
   avatarUrl: string | null;
   roles: RoleType[];
   mfaEnabled: boolean;
+  /** Set when the call is made with an API key rather than a session. */
+  apiKey?: { id: number; name: string; permissions: Permission[] };
 };
 
 declare module 'fastify' {

@@ -66,6 +66,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
       const keys = throttleKeys(email, request.ip);
       await assertNotThrottled(ctx.db, [keys.account, keys.ip]);
       const user = await findUserByEmail(ctx.db, email);
+      if (user) request.auditUserId = user.id;
       const passwordOk = await verifyPassword(user?.passwordHash ?? null, request.body.password);
       if (!user || !passwordOk) {
         await recordLoginFailure(ctx.db, email, request.ip);
@@ -101,7 +102,9 @@ export async function authRoutes(app: App, ctx: AppContext) {
       const pendingToken = request.body.mfa_token ?? request.cookies[MFA_COOKIE];
       const pending = pendingToken ? await ctx.sessions.resolve(pendingToken, 'mfa_pending') : null;
       if (!pending) throw unauthorized('Your sign-in expired. Sign in again with your email and password.');
-      const throttleKey = `mfa:${pending.sessionId}`;
+      request.auditUserId = pending.userId;
+      // Per user, not per pending sign-in: signing in again must not buy another round of guesses.
+      const throttleKey = `mfa:user:${pending.userId}`;
       await assertNotThrottled(ctx.db, [throttleKey]);
       const [user] = await ctx.db.select().from(users).where(eq(users.id, pending.userId)).limit(1);
       if (!user || !(await checkSecondFactor(ctx, user, request.body.code))) {

@@ -3,6 +3,7 @@ import { and, eq, gt, isNull, sql } from 'drizzle-orm';
 import { TtlCache } from '../../lib/cache';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { AppContext, Principal } from '../../lib/http';
+import { forgetKeys } from '../api-keys/service';
 import { userRoles, users } from '../users/schema';
 import { sessions } from './schema';
 
@@ -124,11 +125,13 @@ export function createSessionStore(ctx: Pick<AppContext, 'db' | 'config'>) {
         .set({ revokedAt: new Date() })
         .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), keep ? sql`${sessions.id} <> ${keep}` : undefined));
       cache.deleteWhere((e) => e.principal.userId === userId);
+      forgetKeys();
     },
 
     /** Drops cached copies after a change to the user (name, roles, MFA...). */
     forgetUser(userId: number) {
       cache.deleteWhere((e) => e.principal.userId === userId);
+      forgetKeys();
     },
   };
 }

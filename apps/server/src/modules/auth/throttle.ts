@@ -1,5 +1,6 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import type { Db } from '../../db/client';
+import { sha256 } from '../../lib/crypto';
 import { HttpError } from '../../lib/errors';
 import { loginThrottle } from './schema';
 
@@ -12,9 +13,10 @@ const WINDOW_MS = 15 * 60_000;
 const LIMITS = { account: 5, ip: 30 } as const;
 const MAX_LOCK_MS = 15 * 60_000;
 
+// Hashed: the key's size stays fixed whatever the email (a long one cannot overflow the index).
 export const throttleKeys = (email: string, ip: string) => ({
-  account: `login:${email.toLowerCase()}|${ip}`,
-  ip: `login-ip:${ip}`,
+  account: `login:${sha256(`${email.toLowerCase()}|${ip}`)}`,
+  ip: `login-ip:${sha256(ip)}`,
 });
 
 export async function assertNotThrottled(db: Db, keys: string[]): Promise<void> {

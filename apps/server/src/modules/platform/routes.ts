@@ -2,6 +2,7 @@ import os from 'node:os';
 import { accessInfoSchema, healthSchema, publicIpSchema } from '@launchbay/contract';
 import { sql } from 'drizzle-orm';
 import type { App, AppContext } from '../../lib/http';
+import { getSettings } from '../settings/service';
 
 const PRIVATE_V4 = [
   /^10\./,
@@ -35,7 +36,10 @@ export async function platformRoutes(app: App, ctx: AppContext) {
         response: { 200: accessInfoSchema },
       },
     },
-    async () => ({ access_mode: ctx.config.accessMode, public_url: ctx.config.publicUrl ?? null }),
+    async () => {
+      const settings = await getSettings(ctx);
+      return { access_mode: settings.access_mode, public_url: settings.external_url };
+    },
   );
 
   app.get(

@@ -1,0 +1,236 @@
+import { randomBytes } from 'node:crypto';
+import {
+  API_KEY_PREFIX,
+  type ApiKey,
+  PERMISSION_AREAS,
+  PERMISSIONS,
+  type Permission,
+  type PermissionArea,
+  type RoleType,
+} from '@launchbay/contract';
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { TtlCache } from '../../lib/cache';
+import { sha256 } from '../../lib/crypto';
+import { forbidden, notFound, unauthorized } from '../../lib/errors';
+import type { AppContext, Principal } from '../../lib/http';
+import { userRoles, users } from '../users/schema';
+import { apiKeys } from './schema';
+
+type ApiKeyRow = typeof apiKeys.$inferSelect;
+
+const AREA_LABELS: Record<PermissionArea, string> = {
+  projects: 'projects',
+  deployments: 'deployments and pipelines',
+  domains: 'domains and certificates',
+  env_vars: 'environment variables',
+  services: 'external services (databases, storage)',
+  backups: 'backups and S3 sources',
+  monitors: 'uptime monitors',
+  analytics: 'analytics, funnels and replays',
+  errors: 'error tracking',
+  notifications: 'notification providers and alert preferences',
+  git: 'git providers and connections',
+  load_balancer: 'load balancer routes and proxy logs',
+  users: 'users and roles',
+  api_keys: 'API keys',
+  settings: 'platform settings',
+  audit: 'the audit log',
+  platform: 'platform information',
+};
+
+const READ_ONLY = PERMISSIONS.filter((p) => p.endsWith(':read')) as Permission[];
+const ADMIN_ONLY_AREAS: PermissionArea[] = ['users', 'settings'];
+
+export function permissionCatalogue() {
+  return {
+    permissions: PERMISSION_AREAS.flatMap((area) =>
+      (['read', 'write'] as const).map((access) => ({
+        name: `${area}:${access}` as Permission,
+        area,
+        access,
+        description: `${access === 'read' ? 'Read' : 'Create, change and delete'} ${AREA_LABELS[area]}`,
+      })),
+    ),
+    presets: [
+      { role: 'admin' as RoleType, label: 'Admin: everything', permissions: [...PERMISSIONS] as Permission[] },
+      {
+        role: 'user' as RoleType,
+        label: 'User: deploy and manage projects',
+        permissions: PERMISSIONS.filter(
+          (p) => p.endsWith(':read') || !ADMIN_ONLY_AREAS.some((a) => p.startsWith(`${a}:`)),
+        ) as Permission[],
+      },
+      { role: 'reader' as RoleType, label: 'Reader: read-only', permissions: READ_ONLY },
+    ],
+  };
+}
+
+const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
+
+export function toApiKeyDto(row: ApiKeyRow): ApiKey {
+  return {
+    id: row.id,
+    name: row.name,
+    key_prefix: row.keyPrefix,
+    permissions: row.permissions as Permission[],
+    is_active: row.isActive,
+    expires_at: iso(row.expiresAt),
+    created_at: iso(row.createdAt) ?? '',
+    last_used_at: iso(row.lastUsedAt),
+    last_used_ip: row.lastUsedIp,
+    user_id: row.userId,
+  };
+}
+
+/** Admins see every key; others see and manage their own. */
+function ownerScope(principal: Principal) {
+  return principal.roles.includes('admin') ? undefined : eq(apiKeys.userId, principal.userId);
+}
+
+async function requireKey(ctx: AppContext, principal: Principal, id: number): Promise<ApiKeyRow> {
+  const [row] = await ctx.db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.id, id), ownerScope(principal)))
+    .limit(1);
+  if (!row) throw notFound(`API key ${id} not found`);
+  return row;
+}
+
+/** A key may only hand out what it holds itself: no escalation through a key. */
+function assertGrantable(principal: Principal, permissions: readonly Permission[]) {
+  if (!principal.apiKey) return;
+  const missing = permissions.filter((p) => !principal.apiKey?.permissions.includes(p));
+  if (missing.length > 0) throw forbidden(`This API key cannot grant permissions it does not have: ${missing.join(', ')}`);
+}
+
+export async function listKeys(ctx: AppContext, principal: Principal) {
+  const rows = await ctx.db
+    .select()
+    .from(apiKeys)
+    .where(ownerScope(principal))
+    .orderBy(desc(apiKeys.createdAt), desc(apiKeys.id));
+  return rows.map(toApiKeyDto);
+}
+
+export const getKey = async (ctx: AppContext, principal: Principal, id: number) =>
+  toApiKeyDto(await requireKey(ctx, principal, id));
+
+export async function createKey(
+  ctx: AppContext,
+  principal: Principal,
+  input: { name: string; permissions: Permission[]; expires_at: string | null },
+) {
+  const permissions = [...new Set(input.permissions)].sort() as Permission[];
+  assertGrantable(principal, permissions);
+  const secret = `${API_KEY_PREFIX}${randomBytes(30).toString('base64url')}`;
+  const [row] = await ctx.db
+    .insert(apiKeys)
+    .values({
+      userId: principal.userId,
+      name: input.name,
+      keyPrefix: secret.slice(0, 11),
+      secretHash: sha256(secret),
+      permissions,
+      expiresAt: input.expires_at ? new Date(input.expires_at) : null,
+    })
+    .returning();
+  if (!row) throw new Error('insert returned nothing');
+  return { ...toApiKeyDto(row), secret };
+}
+
+export async function updateKey(
+  ctx: AppContext,
+  principal: Principal,
+  id: number,
+  patch: { name?: string; permissions?: Permission[]; expires_at?: string | null },
+) {
+  await requireKey(ctx, principal, id);
+  if (patch.permissions) assertGrantable(principal, patch.permissions);
+  const values: Partial<typeof apiKeys.$inferInsert> = {};
+  if (patch.name !== undefined) values.name = patch.name;
+  if (patch.permissions !== undefined) values.permissions = [...new Set(patch.permissions)].sort();
+  if (patch.expires_at !== undefined) values.expiresAt = patch.expires_at ? new Date(patch.expires_at) : null;
+  const [row] = await ctx.db.update(apiKeys).set(values).where(eq(apiKeys.id, id)).returning();
+  keyCache.clear();
+  return toApiKeyDto(row as ApiKeyRow);
+}
+
+export async function setKeyActive(ctx: AppContext, principal: Principal, id: number, isActive: boolean) {
+  await requireKey(ctx, principal, id);
+  const [row] = await ctx.db.update(apiKeys).set({ isActive }).where(eq(apiKeys.id, id)).returning();
+  keyCache.clear();
+  return toApiKeyDto(row as ApiKeyRow);
+}
+
+export async function deleteKey(ctx: AppContext, principal: Principal, id: number) {
+  await requireKey(ctx, principal, id);
+  await ctx.db.delete(apiKeys).where(eq(apiKeys.id, id));
+  keyCache.clear();
+}
+
+type ResolvedKey = { row: ApiKeyRow; principal: Principal };
+/** Keys are resolved on every call they make: cached briefly like sessions (changes here clear it). */
+const keyCache = new TtlCache<string, ResolvedKey | 'unknown'>(5_000, 10_000);
+const lastUseWritten = new TtlCache<number, true>(60_000, 10_000);
+
+/** The principal behind an API key secret; 401 with the reason when it cannot be used. */
+export async function resolveApiKey(ctx: AppContext, secret: string, ip: string): Promise<Principal> {
+  if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 120) throw unauthorized('Invalid API key');
+  const hash = sha256(secret);
+  let resolved = keyCache.get(hash);
+  if (!resolved) {
+    const [found] = await ctx.db
+      .select({
+        key: apiKeys,
+        username: users.username,
+        email: users.email,
+        avatarUrl: users.avatarUrl,
+        disabled: users.disabled,
+        mfaSecret: users.mfaSecret,
+        roles: sql<
+          RoleType[]
+        >`coalesce((select array_agg(${userRoles.role} order by ${userRoles.role}) from ${userRoles} where ${userRoles.userId} = ${users.id}), '{}')`,
+      })
+      .from(apiKeys)
+      .innerJoin(users, eq(users.id, apiKeys.userId))
+      .where(eq(apiKeys.secretHash, hash))
+      .limit(1);
+    resolved =
+      found && !found.disabled
+        ? {
+            row: found.key,
+            principal: {
+              userId: found.key.userId,
+              sessionId: 0,
+              username: found.username,
+              email: found.email,
+              avatarUrl: found.avatarUrl,
+              roles: found.roles,
+              mfaEnabled: found.mfaSecret !== null,
+              apiKey: { id: found.key.id, name: found.key.name, permissions: found.key.permissions as Permission[] },
+            },
+          }
+        : 'unknown';
+    keyCache.set(hash, resolved);
+  }
+  if (resolved === 'unknown') throw unauthorized('Invalid API key');
+  if (!resolved.row.isActive) throw unauthorized('This API key is deactivated');
+  if (resolved.row.expiresAt && new Date(resolved.row.expiresAt).getTime() <= Date.now())
+    throw unauthorized('This API key has expired');
+  const keyId = resolved.row.id;
+  if (!lastUseWritten.get(keyId)) {
+    lastUseWritten.set(keyId, true);
+    void ctx.db
+      .update(apiKeys)
+      .set({ lastUsedAt: new Date(), lastUsedIp: ip })
+      .where(eq(apiKeys.id, keyId))
+      .catch(() => undefined);
+  }
+  return resolved.principal;
+}
+
+/** Forget cached keys of a user whose roles or status changed. */
+export function forgetKeys() {
+  keyCache.clear();
+}

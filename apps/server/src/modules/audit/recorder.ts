@@ -1,0 +1,145 @@
+import type { FastifyRequest } from 'fastify';
+import type { App, AppContext } from '../../lib/http';
+import { auditLogs } from './schema';
+
+/**
+ * The one audit mechanism: a hook on every /api request records each successful mutation, and
+ * sign-in attempts whether they succeed or not. Routes declare nothing; the action comes from
+ * the route's path and method (a route may name it with `config.audit`).
+ */
+
+const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/** Failed calls still worth a row: someone tried to get in. */
+const RECORD_FAILURES = new Set(['/api/auth/login', '/api/auth/verify-mfa']);
+const VERB_SEGMENTS = new Set([
+  'login',
+  'logout',
+  'verify-mfa',
+  'setup',
+  'verify',
+  'activate',
+  'deactivate',
+  'test',
+  'run',
+  'enable',
+  'disable',
+  'start',
+  'stop',
+  'cancel',
+  'pause',
+  'resume',
+  'sync',
+  'provision',
+  'renew',
+  'finalize',
+  'trigger-pipeline',
+  'update-token',
+]);
+const SECRET_KEY = /pass(word)?|secret|token|api_?key|^code$|webhook|credential|private|authorization|cookie/i;
+const TARGET_TYPES: Record<string, string> = { users: 'user', 'api-keys': 'api_key', projects: 'project', settings: 'settings' };
+
+/** Replaces every value under a secret-looking key, at any depth, with '[redacted]'. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 6) return '[truncated]';
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([k, v]) => [
+        k,
+        SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1),
+      ]),
+    );
+  }
+  if (typeof value === 'string' && value.length > 500) return `${value.slice(0, 500)}…`;
+  return value;
+}
+
+/** 'POST /api/users/:user_id/roles' -> 'users.roles.create'; 'POST /api/api-keys/:id/activate' -> 'api_keys.activate'. */
+export function actionFor(method: string, routeUrl: string): string {
+  const segments = routeUrl
+    .replace(/^\/api\//, '')
+    .split('/')
+    .filter((s) => s && !s.startsWith(':'));
+  const last = segments[segments.length - 1] ?? '';
+  const name = segments.map((s) => s.replace(/-/g, '_')).join('.');
+  if (method === 'POST' && VERB_SEGMENTS.has(last)) return name;
+  const verb = method === 'POST' ? 'create' : method === 'DELETE' ? 'delete' : 'update';
+  return `${name}.${verb}`;
+}
+
+function targetOf(request: FastifyRequest, responseId: unknown): { type: string | null; id: string | null } {
+  const routeUrl = request.routeOptions.url ?? '';
+  const first = routeUrl.replace(/^\/api\//, '').split('/')[0] ?? '';
+  const params = (request.params ?? {}) as Record<string, unknown>;
+  if (routeUrl.startsWith('/api/users/me') || routeUrl.startsWith('/api/auth') || routeUrl === '/api/logout') {
+    const userId = request.principal?.userId ?? request.auditUserId;
+    return { type: 'user', id: userId ? String(userId) : null };
+  }
+  const paramId = Object.entries(params).find(([key]) => key === 'id' || key.endsWith('_id'))?.[1];
+  const id = paramId ?? responseId;
+  return { type: TARGET_TYPES[first] ?? first.replace(/-/g, '_'), id: id === undefined || id === null ? null : String(id) };
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The user a sign-in attempt concerned, set by the auth routes for the audit row. */
+    auditUserId?: number;
+  }
+  interface FastifyContextConfig {
+    audit?: string;
+  }
+}
+
+export function registerAuditHooks(app: App, ctx: AppContext) {
+  // Written before the answer leaves, so a client that sees a success can always find its row.
+  app.addHook('onSend', async (request, reply, payload) => {
+    const routeUrl = request.routeOptions.url;
+    if (!routeUrl || !routeUrl.startsWith('/api/') || request.is404 || !MUTATIONS.has(request.method)) return payload;
+    const failed = reply.statusCode >= 400;
+    if (failed && !RECORD_FAILURES.has(routeUrl)) return payload;
+    let responseId: unknown;
+    if (!failed && typeof payload === 'string' && payload.startsWith('{')) {
+      try {
+        responseId = (JSON.parse(payload) as { id?: unknown }).id;
+      } catch {
+        // not JSON: no id to record
+      }
+    }
+    let action = request.routeOptions.config.audit ?? actionFor(request.method, routeUrl);
+    if (failed) action = `${action}_failed`;
+    const principal = request.principal;
+    const body = request.body && typeof request.body === 'object' ? redact(request.body) : undefined;
+    const target = targetOf(request, responseId);
+    const attemptedEmail = (request.body as { email?: unknown } | undefined)?.email;
+    const actorLabel = principal
+      ? principal.apiKey
+        ? `${principal.apiKey.name} (${principal.email})`
+        : principal.email
+      : typeof attemptedEmail === 'string'
+        ? attemptedEmail.slice(0, 200)
+        : null;
+    await ctx.db
+      .insert(auditLogs)
+      .values({
+        actorType: principal ? (principal.apiKey ? 'api_key' : 'user') : request.auditUserId ? 'user' : 'anonymous',
+        actorUserId: principal?.userId ?? request.auditUserId ?? null,
+        actorApiKeyId: principal?.apiKey?.id ?? null,
+        actorLabel,
+        action,
+        targetType: target.type,
+        targetId: target.id,
+        summary: {
+          ...(body ? { body } : {}),
+          ...(Object.keys(request.params ?? {}).length ? { params: request.params } : {}),
+          ...(failed ? { error: reply.statusCode } : {}),
+        },
+        statusCode: reply.statusCode,
+        method: request.method,
+        path: request.url.split('?')[0] ?? request.url,
+        ip: request.ip,
+        userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
+      })
+      .catch((error: unknown) => request.log.error({ err: error }, 'could not write the audit log row'));
+    return payload;
+  });
+}

@@ -1,0 +1,60 @@
+import { LETS_ENCRYPT_DIRECTORY, type PlatformSettings, platformSettingsSchema } from '@launchbay/contract';
+import { sql } from 'drizzle-orm';
+import type { AppContext } from '../../lib/http';
+import { settings } from './schema';
+
+/** The value of every setting nobody has changed yet; access_mode starts from ACCESS_MODE. */
+export function defaultSettings(ctx: Pick<AppContext, 'config'>): PlatformSettings {
+  return {
+    external_url: ctx.config.publicUrl ?? null,
+    base_domain: null,
+    access_mode: ctx.config.accessMode,
+    acme_directory_url: LETS_ENCRYPT_DIRECTORY,
+    acme_contact_email: null,
+    log_retention_days: 30,
+    analytics_retention_days: 90,
+    audit_retention_days: 365,
+    preview_environments_enabled: false,
+  };
+}
+
+/**
+ * Settings are read on hot paths (access-info, retention sweeps, ACME), so they are cached for a
+ * few seconds; a change on this node applies at once, on other nodes within that bound.
+ */
+const CACHE_MS = 5_000;
+const cache = new WeakMap<object, { value: PlatformSettings; at: number }>();
+
+export async function getSettings(ctx: Pick<AppContext, 'db' | 'config'>): Promise<PlatformSettings> {
+  const hit = cache.get(ctx.db);
+  if (hit && Date.now() - hit.at < CACHE_MS) return hit.value;
+  const rows = await ctx.db.select().from(settings);
+  const merged: Record<string, unknown> = { ...defaultSettings(ctx) };
+  for (const row of rows) if (row.key in merged) merged[row.key] = row.value;
+  // A stored value that no longer validates (an older version wrote it) falls back to the default.
+  const parsed = platformSettingsSchema.safeParse(merged);
+  const value = parsed.success ? parsed.data : defaultSettings(ctx);
+  cache.set(ctx.db, { value, at: Date.now() });
+  return value;
+}
+
+export async function updateSettings(
+  ctx: Pick<AppContext, 'db' | 'config'>,
+  patch: Partial<PlatformSettings>,
+  userId: number | null,
+): Promise<PlatformSettings> {
+  const entries = Object.entries(patch).filter(([, value]) => value !== undefined);
+  await ctx.db.transaction(async (tx) => {
+    for (const [key, value] of entries) {
+      await tx
+        .insert(settings)
+        .values({ key, value: value as never, updatedBy: userId })
+        .onConflictDoUpdate({
+          target: settings.key,
+          set: { value: sql`excluded.value`, updatedAt: sql`now()`, updatedBy: userId },
+        });
+    }
+  });
+  cache.delete(ctx.db);
+  return getSettings(ctx);
+}

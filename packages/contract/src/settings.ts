@@ -1,0 +1,28 @@
+import { z } from 'zod';
+import { accessModeSchema } from './platform';
+
+const hostnameSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'Enter a domain such as apps.example.com');
+
+/** The platform's settings: one object, saved per section from the /settings page. */
+export const platformSettingsSchema = z.object({
+  external_url: z.url('Enter a URL such as https://launchbay.example.com').nullable(),
+  base_domain: hostnameSchema.nullable().describe('Apps get addresses under this domain'),
+  access_mode: accessModeSchema,
+  acme_directory_url: z.url('Enter the ACME directory URL'),
+  acme_contact_email: z.email('Please enter a valid email address').nullable(),
+  log_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
+  analytics_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
+  audit_retention_days: z.number().int().min(7, 'At least 7 days').max(3650, 'At most 3650 days'),
+  preview_environments_enabled: z.boolean(),
+});
+export type PlatformSettings = z.infer<typeof platformSettingsSchema>;
+
+export const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/directory';
+
+export const updateSettingsRequestSchema = platformSettingsSchema
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, 'Nothing to update');
