@@ -8,10 +8,7 @@ export class ChunkLoadError extends Error {
 /** Spec section 9: a script chunk that does not load within 120 s fails (and shows the error screen). */
 export function withChunkTimeout<T>(load: () => Promise<T>, timeoutMs = CHUNK_LOAD_TIMEOUT_MS): Promise<T> {
   return new Promise<T>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new ChunkLoadError(`Loading chunk timed out after ${timeoutMs / 1000} s`)),
-      timeoutMs,
-    );
+    const timer = setTimeout(() => reject(new ChunkLoadError(`Loading chunk timed out after ${timeoutMs / 1000} s`)), timeoutMs);
     load().then(
       (value) => {
         clearTimeout(timer);
@@ -29,8 +26,6 @@ export function withChunkTimeout<T>(load: () => Promise<T>, timeoutMs = CHUNK_LO
   });
 }
 
-export function lazyWithTimeout<P extends object>(
-  load: () => Promise<{ default: ComponentType<P> }>,
-): ComponentType<P> {
+export function lazyWithTimeout<P extends object>(load: () => Promise<{ default: ComponentType<P> }>): ComponentType<P> {
   return lazy(() => withChunkTimeout(load));
 }

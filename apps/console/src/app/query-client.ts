@@ -38,8 +38,7 @@ export function createQueryClient(): QueryClient {
         // Spec section 9: other queries do not refetch on window focus.
         refetchOnWindowFocus: false,
         staleTime: 30_000,
-        retry: (failureCount, error) =>
-          failureCount < 2 && !isConnectionError(error) && !isUnauthorized(error),
+        retry: (failureCount, error) => failureCount < 2 && !isConnectionError(error) && !isUnauthorized(error),
       },
     },
   });

@@ -58,15 +58,7 @@ export function CannotConnectScreen({ onRetry, retrying }: { onRetry: () => void
   );
 }
 
-export function ServerErrorScreen({
-  detail,
-  onRetry,
-  retrying,
-}: {
-  detail?: string;
-  onRetry: () => void;
-  retrying: boolean;
-}) {
+export function ServerErrorScreen({ detail, onRetry, retrying }: { detail?: string; onRetry: () => void; retrying: boolean }) {
   return (
     <StatusScreen
       icon={<ServerCrash className="size-6" />}
@@ -80,9 +72,7 @@ export function ServerErrorScreen({
       }
     >
       {detail ? (
-        <p className="mt-4 rounded-md border bg-muted/60 px-3 py-2 text-left font-mono text-muted-foreground text-xs">
-          {detail}
-        </p>
+        <p className="mt-4 rounded-md border bg-muted/60 px-3 py-2 text-left font-mono text-muted-foreground text-xs">{detail}</p>
       ) : null}
     </StatusScreen>
   );

@@ -11,9 +11,7 @@ function Mounted({ onMount }: { onMount: () => void }) {
 /** Renders sonner's Toaster once the first toast asks for it (see lib/toast.ts). */
 export function ToasterHost() {
   const { resolvedTheme } = useTheme();
-  const [host, setHost] = useState<{ Toaster: ComponentType<ToasterProps>; onMount: () => void } | null>(
-    null,
-  );
+  const [host, setHost] = useState<{ Toaster: ComponentType<ToasterProps>; onMount: () => void } | null>(null);
 
   useEffect(() => {
     setToasterMounter(

@@ -54,11 +54,7 @@ export function isConnectionError(error: unknown): boolean {
 
 export function isUnauthorized(error: unknown): boolean {
   if (error instanceof ApiRequestError) {
-    return (
-      error.status === 401 ||
-      error.detail === 'Authentication Required' ||
-      error.detail === 'Unauthorized'
-    );
+    return error.status === 401 || error.detail === 'Authentication Required' || error.detail === 'Unauthorized';
   }
   return false;
 }
@@ -91,10 +87,8 @@ async function toApiError(response: Response): Promise<ApiRequestError> {
     isRecord(body) && typeof body.detail === 'string'
       ? body.detail
       : response.statusText || `Request failed with status ${response.status}`;
-  const errors =
-    isRecord(body) && Array.isArray(body.errors) ? (body.errors as FieldError[]) : undefined;
-  const retryAfter =
-    isRecord(body) && typeof body.retry_after === 'number' ? body.retry_after : undefined;
+  const errors = isRecord(body) && Array.isArray(body.errors) ? (body.errors as FieldError[]) : undefined;
+  const retryAfter = isRecord(body) && typeof body.retry_after === 'number' ? body.retry_after : undefined;
   return new ApiRequestError({ status: response.status, detail, errors, retryAfter });
 }
 

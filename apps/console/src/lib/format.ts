@@ -4,8 +4,8 @@ const BYTE_UNITS = ['Bytes', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB'] as 
 export function formatBytes(bytes: number, decimals = 2): string {
   if (!Number.isFinite(bytes) || bytes <= 0) return '0 Bytes';
   const k = 1024;
-  const dm = decimals < 0 ? 0 : decimals;
-  const i = Math.min(Math.floor(Math.log(bytes) / Math.log(k)), BYTE_UNITS.length - 1);
+  const dm = Math.max(0, decimals);
+  const i = Math.max(0, Math.min(Math.floor(Math.log(bytes) / Math.log(k)), BYTE_UNITS.length - 1));
   return `${Number.parseFloat((bytes / k ** i).toFixed(dm))} ${BYTE_UNITS[i]}`;
 }
 

@@ -80,17 +80,9 @@ export function AppHeader() {
         >
           <Search />
           <span className="flex-1 text-left font-normal">Search...</span>
-          <kbd className="pointer-events-none rounded border bg-muted px-1.5 font-mono text-[10px]">
-            {isMac ? '⌘' : 'Ctrl'} K
-          </kbd>
+          <kbd className="pointer-events-none rounded border bg-muted px-1.5 font-mono text-[10px]">{isMac ? '⌘' : 'Ctrl'} K</kbd>
         </Button>
-        <Button
-          variant="ghost"
-          size="icon"
-          className="size-8 md:hidden"
-          aria-label="Search"
-          onClick={() => setPaletteOpen(true)}
-        >
+        <Button variant="ghost" size="icon" className="size-8 md:hidden" aria-label="Search" onClick={() => setPaletteOpen(true)}>
           <Search />
         </Button>
         <DropdownMenu modal={false}>

@@ -1,10 +1,6 @@
 import { Outlet, useLocation, useNavigation } from 'react-router';
 import { ErrorBoundary } from '@/components/errors/error-boundary';
-import {
-  HeaderErrorFallback,
-  PageErrorFallback,
-  SidebarErrorFallback,
-} from '@/components/errors/fallbacks';
+import { HeaderErrorFallback, PageErrorFallback, SidebarErrorFallback } from '@/components/errors/fallbacks';
 import { TooltipProvider } from '@/components/ui/tooltip';
 import { AppHeader } from './app-header';
 import { AppSidebar } from './app-sidebar';
@@ -16,11 +12,7 @@ function NavigationProgress() {
   const navigation = useNavigation();
   if (navigation.state === 'idle') return null;
   return (
-    <div
-      role="progressbar"
-      aria-label="Loading page"
-      className="fixed inset-x-0 top-0 z-[60] h-0.5 animate-pulse bg-primary"
-    />
+    <div role="progressbar" aria-label="Loading page" className="fixed inset-x-0 top-0 z-[60] h-0.5 animate-pulse bg-primary" />
   );
 }
 

@@ -97,11 +97,7 @@ function ProjectsGroup({ collapsed }: { collapsed: boolean }) {
                 to={`/projects/${encodeURIComponent(project.slug)}`}
                 aria-current={active ? 'page' : undefined}
                 aria-label={collapsed ? project.name : undefined}
-                className={cn(
-                  itemClass,
-                  active && 'bg-sidebar-accent font-medium',
-                  collapsed && 'justify-center px-0',
-                )}
+                className={cn(itemClass, active && 'bg-sidebar-accent font-medium', collapsed && 'justify-center px-0')}
               >
                 <ProjectAvatar project={project} className="size-4 text-[9px]" />
                 {collapsed ? null : <span className="truncate">{project.name}</span>}

@@ -52,7 +52,6 @@ const SEGMENT_LABELS: Record<string, string> = {
   logs: 'Logs',
 };
 
-
 /** Breadcrumbs from the path: each segment links to its prefix. */
 export function breadcrumbsFor(pathname: string): Crumb[] {
   const segments = pathname.split('/').filter(Boolean);

@@ -1,13 +1,5 @@
 import Fuse from 'fuse.js';
-import {
-  ArrowRight,
-  FolderGit2,
-  FolderOpen,
-  LogOut,
-  Plus,
-  SunMoon,
-  UserRound,
-} from 'lucide-react';
+import { ArrowRight, FolderGit2, FolderOpen, LogOut, Plus, SunMoon, UserRound } from 'lucide-react';
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
@@ -43,7 +35,7 @@ const FUSE_OPTIONS = {
   keys: ['title', 'url', 'keywords'],
   threshold: 0.3,
   ignoreLocation: true,
-} as const;
+};
 
 export function CommandPalette() {
   const { open, setOpen } = useCommandPalette();

@@ -1,6 +1,5 @@
 import { createContext, type ReactNode, use, useCallback, useEffect, useMemo, useState } from 'react';
 import { useLocation } from 'react-router';
-import { getCookie, setCookie } from '@/lib/cookies';
 import {
   MOBILE_BREAKPOINT,
   SIDEBAR_COOKIE_MAX_AGE,
@@ -8,6 +7,7 @@ import {
   SIDEBAR_KEYBOARD_SHORTCUT,
   SIDEBAR_MINIMAL_STORAGE_KEY,
 } from '@/lib/constants';
+import { getCookie, setCookie } from '@/lib/cookies';
 import { projectSlugFromPath } from '../navigation';
 
 interface SidebarContextValue {

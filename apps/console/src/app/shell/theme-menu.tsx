@@ -1,11 +1,6 @@
 import { Check, Laptop, Moon, Sun } from 'lucide-react';
 import { Button } from '@/components/ui/button';
-import {
-  DropdownMenu,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuTrigger,
-} from '@/components/ui/dropdown-menu';
+import { DropdownMenu, DropdownMenuContent, DropdownMenuItem, DropdownMenuTrigger } from '@/components/ui/dropdown-menu';
 import { type Theme, useTheme } from '../theme';
 
 const OPTIONS: { value: Theme; label: string; icon: typeof Sun }[] = [

@@ -31,9 +31,7 @@ export function PageErrorFallback({ reset }: FallbackProps) {
           <AlertTriangle className="size-6" />
         </div>
         <h2 className="font-semibold text-lg tracking-tight">Something went wrong</h2>
-        <p className="mt-2 text-muted-foreground text-sm">
-          An unexpected error occurred while rendering this page
-        </p>
+        <p className="mt-2 text-muted-foreground text-sm">An unexpected error occurred while rendering this page</p>
         <Button className="mt-6" variant="outline" onClick={reset}>
           <RefreshCw />
           Try again
@@ -52,9 +50,7 @@ export function FullPageErrorFallback({ error, reset }: Partial<FallbackProps> &
           <AlertTriangle className="size-6" />
         </div>
         <h1 className="font-semibold text-xl tracking-tight">Something went wrong</h1>
-        <p className="mt-2 text-muted-foreground text-sm">
-          An unexpected error occurred while rendering this page
-        </p>
+        <p className="mt-2 text-muted-foreground text-sm">An unexpected error occurred while rendering this page</p>
         <div className="mt-5 rounded-lg border bg-muted/50 p-4">
           <p className="font-medium text-xs uppercase tracking-wide text-muted-foreground">Error Details</p>
           <pre className="mt-2 max-h-40 overflow-auto whitespace-pre-wrap break-words font-mono text-xs">

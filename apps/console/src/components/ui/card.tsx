@@ -5,10 +5,7 @@ export function Card({ className, ...props }: ComponentProps<'div'>) {
   return (
     <div
       data-slot="card"
-      className={cn(
-        'flex flex-col gap-6 rounded-xl border bg-card py-6 text-card-foreground shadow-xs',
-        className,
-      )}
+      className={cn('flex flex-col gap-6 rounded-xl border bg-card py-6 text-card-foreground shadow-xs', className)}
       {...props}
     />
   );
@@ -32,9 +29,7 @@ export function CardTitle({ className, ...props }: ComponentProps<'div'>) {
 }
 
 export function CardDescription({ className, ...props }: ComponentProps<'div'>) {
-  return (
-    <div data-slot="card-description" className={cn('text-sm text-muted-foreground', className)} {...props} />
-  );
+  return <div data-slot="card-description" className={cn('text-sm text-muted-foreground', className)} {...props} />;
 }
 
 export function CardAction({ className, ...props }: ComponentProps<'div'>) {

@@ -6,10 +6,7 @@ export function Spinner({ className, label = 'Loading' }: { className?: string; 
     <span
       role="status"
       aria-label={label}
-      className={cn(
-        'inline-block size-4 animate-spin rounded-full border-2 border-current border-r-transparent',
-        className,
-      )}
+      className={cn('inline-block size-4 animate-spin rounded-full border-2 border-current border-r-transparent', className)}
     />
   );
 }

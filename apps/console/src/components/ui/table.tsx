@@ -19,20 +19,14 @@ export function TableBody({ className, ...props }: ComponentProps<'tbody'>) {
 
 export function TableRow({ className, ...props }: ComponentProps<'tr'>) {
   return (
-    <tr
-      className={cn('border-b transition-colors hover:bg-muted/50 data-[state=selected]:bg-muted', className)}
-      {...props}
-    />
+    <tr className={cn('border-b transition-colors hover:bg-muted/50 data-[state=selected]:bg-muted', className)} {...props} />
   );
 }
 
 export function TableHead({ className, ...props }: ComponentProps<'th'>) {
   return (
     <th
-      className={cn(
-        'h-10 whitespace-nowrap px-3 text-left align-middle font-medium text-muted-foreground text-xs',
-        className,
-      )}
+      className={cn('h-10 whitespace-nowrap px-3 text-left align-middle font-medium text-muted-foreground text-xs', className)}
       {...props}
     />
   );

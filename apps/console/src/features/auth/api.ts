@@ -1,16 +1,7 @@
-import type {
-  CurrentUser,
-  LoginRequest,
-  LoginResponse,
-  VerifyMfaRequest,
-} from '@launchbay/contract';
+import type { CurrentUser, LoginRequest, LoginResponse, VerifyMfaRequest } from '@launchbay/contract';
 import { queryOptions, useMutation, useQuery } from '@tanstack/react-query';
 import { ApiRequestError, api, isConnectionError, isUnauthorized } from '@/lib/api';
-import {
-  CURRENT_USER_GC_TIME,
-  CURRENT_USER_RETRY_DELAY,
-  CURRENT_USER_STALE_TIME,
-} from '@/lib/constants';
+import { CURRENT_USER_GC_TIME, CURRENT_USER_RETRY_DELAY, CURRENT_USER_STALE_TIME } from '@/lib/constants';
 
 export const currentUserQueryKey = ['user', 'me'] as const;
 
@@ -46,16 +37,14 @@ export function useCurrentUser() {
 
 export function useLogin() {
   return useMutation({
-    mutationFn: (body: LoginRequest) =>
-      api<LoginResponse>('/auth/login', { method: 'POST', body }),
+    mutationFn: (body: LoginRequest) => api<LoginResponse>('/auth/login', { method: 'POST', body }),
     meta: { authCall: true },
   });
 }
 
 export function useVerifyMfa() {
   return useMutation({
-    mutationFn: (body: VerifyMfaRequest) =>
-      api<{ token: string }>('/auth/verify-mfa', { method: 'POST', body }),
+    mutationFn: (body: VerifyMfaRequest) => api<{ token: string }>('/auth/verify-mfa', { method: 'POST', body }),
     meta: { authCall: true },
   });
 }

@@ -1,7 +1,6 @@
 import type { LoginRequest } from '@launchbay/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { type Resolver, useForm } from 'react-hook-form';
-import { toast } from '@/lib/toast';
 import { useDocumentTitle } from '@/app/document-title';
 import { navigateTo } from '@/app/location';
 import { Button } from '@/components/ui/button';
@@ -10,6 +9,7 @@ import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { errorDetail, isApiError } from '@/lib/api';
+import { toast } from '@/lib/toast';
 import { currentUserQueryKey, useLogin } from './api';
 import { AuthLayout } from './auth-layout';
 

@@ -3,7 +3,6 @@ import { type VerifyMfaRequest, verifyMfaRequestSchema } from '@launchbay/contra
 import { useQueryClient } from '@tanstack/react-query';
 import { ShieldCheck } from 'lucide-react';
 import { useForm } from 'react-hook-form';
-import { toast } from '@/lib/toast';
 import { useDocumentTitle } from '@/app/document-title';
 import { navigateTo } from '@/app/location';
 import { Button } from '@/components/ui/button';
@@ -12,6 +11,7 @@ import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { errorDetail } from '@/lib/api';
+import { toast } from '@/lib/toast';
 import { currentUserQueryKey, useVerifyMfa } from './api';
 import { AuthLayout } from './auth-layout';
 

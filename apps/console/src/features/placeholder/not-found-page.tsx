@@ -13,9 +13,7 @@ export default function NotFoundPage() {
         </div>
         <p className="font-semibold text-5xl tracking-tight">404</p>
         <h1 className="mt-3 font-semibold text-xl tracking-tight">Page not found</h1>
-        <p className="mt-2 text-muted-foreground text-sm">
-          The page you are looking for does not exist or has been moved.
-        </p>
+        <p className="mt-2 text-muted-foreground text-sm">The page you are looking for does not exist or has been moved.</p>
         <Link to="/dashboard" className={buttonVariants({ className: 'mt-6' })}>
           Back to Dashboard
         </Link>

@@ -7,8 +7,7 @@ export const projectsQueryKey = ['projects'] as const;
 export function useProjects(page: number, perPage: number, options: { enabled?: boolean } = {}) {
   return useQuery({
     queryKey: [...projectsQueryKey, { page, per_page: perPage }],
-    queryFn: ({ signal }) =>
-      api<ProjectListResponse>('/projects', { query: { page, per_page: perPage }, signal }),
+    queryFn: ({ signal }) => api<ProjectListResponse>('/projects', { query: { page, per_page: perPage }, signal }),
     placeholderData: keepPreviousData,
     enabled: options.enabled,
   });

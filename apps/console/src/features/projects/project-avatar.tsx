@@ -2,15 +2,12 @@ import { useState } from 'react';
 import { cn } from '@/lib/utils';
 import { projectFaviconUrl } from './api';
 
+/** Favicons that answered 404 in this session: do not ask again on every render. */
+const missingFavicons = new Set<number>();
+
 /** The project's favicon, falling back to the first letter of its name. */
-export function ProjectAvatar({
-  project,
-  className,
-}: {
-  project: { id: number; name: string };
-  className?: string;
-}) {
-  const [failed, setFailed] = useState(false);
+export function ProjectAvatar({ project, className }: { project: { id: number; name: string }; className?: string }) {
+  const [failed, setFailed] = useState(() => missingFavicons.has(project.id));
   const letter = project.name.trim().charAt(0).toUpperCase() || '?';
   return (
     <span
@@ -27,7 +24,10 @@ export function ProjectAvatar({
           alt=""
           className="size-full object-contain"
           loading="lazy"
-          onError={() => setFailed(true)}
+          onError={() => {
+            missingFavicons.add(project.id);
+            setFailed(true);
+          }}
         />
       )}
     </span>
