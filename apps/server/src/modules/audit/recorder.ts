@@ -94,7 +94,7 @@ export function registerAuditHooks(app: App, ctx: AppContext) {
   // Written before the answer leaves, so a client that sees a success can always find its row.
   app.addHook('onSend', async (request, reply, payload) => {
     const routeUrl = request.routeOptions.url;
-    if (!routeUrl || !routeUrl.startsWith('/api/') || request.is404 || !MUTATIONS.has(request.method)) return payload;
+    if (!routeUrl?.startsWith('/api/') || request.is404 || !MUTATIONS.has(request.method)) return payload;
     const failed = reply.statusCode >= 400;
     if (failed && !RECORD_FAILURES.has(routeUrl)) return payload;
     let responseId: unknown;
