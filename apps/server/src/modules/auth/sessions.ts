@@ -92,13 +92,13 @@ export function createSessionStore(ctx: Pick<AppContext, 'db' | 'config'>) {
     /** The signed-in principal for a token, or null. Pending-MFA tokens only resolve with `kind`. */
     async resolve(token: string, kind: SessionKind = 'session'): Promise<Principal | null> {
       if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 100) return null;
-      const tokenHash = sha256(token);
-      let entry = cache.get(tokenHash);
+      // Keyed by the token itself: a hit costs no hashing (the cache never leaves this process).
+      let entry = cache.get(token);
       if (!entry) {
-        const loaded = await load(tokenHash);
+        const loaded = await load(sha256(token));
         if (!loaded) return null;
         entry = loaded;
-        cache.set(tokenHash, entry);
+        cache.set(token, entry);
       }
       if (entry.kind !== kind || entry.expiresAt < Date.now()) return null;
       const { sessionId } = entry.principal;

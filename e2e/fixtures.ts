@@ -1,0 +1,307 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type APIRequestContext, test as base, expect, type Page, request } from '@playwright/test';
+import { generate } from 'otplib';
+
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+export const SERVER_MAIN = path.join(repoRoot, 'apps/server/dist/main.js');
+export const CONSOLE_DIST = path.join(repoRoot, 'apps/console/dist');
+export const CONSOLE_INDEX = path.join(CONSOLE_DIST, 'index.html');
+
+const STARTUP_TIMEOUT_MS = 45_000;
+const SHUTDOWN_TIMEOUT_MS = 25_000;
+const LOG_TAIL_CHARS = 8_000;
+
+/** The server and the console must be built: the tests run the real artefacts. */
+export function assertBuilt(): void {
+  const missing = [SERVER_MAIN, CONSOLE_INDEX].filter((file) => !fs.existsSync(file));
+  if (missing.length > 0) {
+    throw new Error(
+      `Missing build output: ${missing.map((file) => path.relative(repoRoot, file)).join(', ')}. ` +
+        'Run npm run build first (npm run build -w apps/server && npm run build -w apps/console).',
+    );
+  }
+}
+
+export interface Credentials {
+  email: string;
+  password: string;
+}
+
+export interface CreatedUser extends Credentials {
+  id: number;
+  username: string;
+}
+
+export interface MfaEnrolment {
+  secret: string;
+  recoveryCodes: string[];
+  /** The 30-second TOTP step the setup code used; the server refuses it (and older steps) afterwards. */
+  usedStep: number;
+}
+
+export interface Platform {
+  /** http://127.0.0.1:PORT */
+  readonly url: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly admin: Credentials;
+  /** An API client signed in as the first admin (bearer token). */
+  readonly adminApi: APIRequestContext;
+  isRunning(): boolean;
+  /** SIGTERM, then wait for the process to exit. */
+  stop(): Promise<void>;
+  /** Start again on the same port and DATA_DIR; resolves once /api/health answers 200. */
+  start(): Promise<void>;
+  /** Start the platform if a test left it stopped. */
+  ensureRunning(): Promise<void>;
+  /** The tail of the server's stdout/stderr, for failure messages. */
+  logs(): string;
+  createUser(options?: { roles?: ('admin' | 'user' | 'reader')[]; username?: string }): Promise<CreatedUser>;
+  enableMfa(user: Credentials): Promise<MfaEnrolment>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
+
+export const TOTP_PERIOD_S = 30;
+export const currentStep = () => Math.floor(Date.now() / 1000 / TOTP_PERIOD_S);
+
+/** A TOTP code for the first step after `usedStep` the server still accepts (it allows one step of drift). */
+export async function nextTotp(secret: string, usedStep: number): Promise<{ code: string; step: number }> {
+  const step = Math.max(usedStep + 1, currentStep());
+  return { code: await generate({ secret, epoch: step * TOTP_PERIOD_S }), step };
+}
+
+class PlatformProcess implements Platform {
+  readonly url: string;
+  readonly admin: Credentials = { email: 'admin@launchbay.test', password: 'e2e-admin-password' };
+  #child: ChildProcess | null = null;
+  #output = '';
+  #adminApi: APIRequestContext | null = null;
+
+  constructor(
+    readonly port: number,
+    readonly dataDir: string,
+    readonly consoleDir: string,
+  ) {
+    this.url = `http://127.0.0.1:${port}`;
+  }
+
+  get adminApi(): APIRequestContext {
+    if (!this.#adminApi) throw new Error('The platform has not been started');
+    return this.#adminApi;
+  }
+
+  isRunning(): boolean {
+    return this.#child !== null && this.#child.exitCode === null && this.#child.signalCode === null;
+  }
+
+  logs(): string {
+    return this.#output.slice(-LOG_TAIL_CHARS);
+  }
+
+  #log(chunk: Buffer | string) {
+    this.#output = (this.#output + chunk.toString()).slice(-4 * LOG_TAIL_CHARS);
+  }
+
+  async start(): Promise<void> {
+    if (this.isRunning()) return;
+    const child = spawn(process.execPath, [SERVER_MAIN], {
+      cwd: repoRoot,
+      env: {
+        ...process.env,
+        PORT: String(this.port),
+        HOST: '127.0.0.1',
+        DATA_DIR: path.join(this.dataDir, 'data'),
+        CONSOLE_DIR: this.consoleDir,
+        ADMIN_EMAIL: this.admin.email,
+        ADMIN_PASSWORD: this.admin.password,
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.#child = child;
+    child.stdout?.on('data', (chunk: Buffer) => this.#log(chunk));
+    child.stderr?.on('data', (chunk: Buffer) => this.#log(chunk));
+
+    const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      if (child.exitCode !== null || child.signalCode !== null) {
+        throw new Error(`The platform exited during startup (code ${child.exitCode ?? child.signalCode}):\n${this.logs()}`);
+      }
+      try {
+        const response = await fetch(`${this.url}/api/health`, { signal: AbortSignal.timeout(2_000) });
+        if (response.status === 200) break;
+      } catch {
+        // Not listening yet.
+      }
+      await sleep(100);
+    }
+    if (Date.now() >= deadline) {
+      await this.stop();
+      throw new Error(`The platform did not answer /api/health within ${STARTUP_TIMEOUT_MS} ms:\n${this.logs()}`);
+    }
+
+    if (!this.#adminApi) {
+      const token = await loginToken(this.url, this.admin);
+      this.#adminApi = await request.newContext({
+        baseURL: this.url,
+        extraHTTPHeaders: { authorization: `Bearer ${token}` },
+      });
+    }
+  }
+
+  async stop(): Promise<void> {
+    const child = this.#child;
+    if (!child || !this.isRunning()) return;
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.kill('SIGTERM');
+    const timedOut = await Promise.race([exited.then(() => false), sleep(SHUTDOWN_TIMEOUT_MS).then(() => true)]);
+    if (timedOut) {
+      child.kill('SIGKILL');
+      await exited;
+    }
+  }
+
+  async ensureRunning(): Promise<void> {
+    if (!this.isRunning()) await this.start();
+  }
+
+  async dispose(): Promise<void> {
+    await this.#adminApi?.dispose();
+    await this.stop();
+    fs.rmSync(this.dataDir, { recursive: true, force: true });
+  }
+
+  async createUser(options: { roles?: ('admin' | 'user' | 'reader')[]; username?: string } = {}): Promise<CreatedUser> {
+    const username = options.username ?? unique('e2e-user');
+    const user = {
+      username,
+      email: `${username}@launchbay.test`,
+      password: 'e2e-user-password',
+      roles: options.roles ?? ['user'],
+    };
+    const response = await this.adminApi.post('/api/users', { data: user });
+    expect(response.status(), `POST /api/users: ${await response.text()}`).toBe(201);
+    const body = (await response.json()) as { id: number };
+    return { id: body.id, username, email: user.email, password: user.password };
+  }
+
+  async enableMfa(user: Credentials): Promise<MfaEnrolment> {
+    const token = await loginToken(this.url, user);
+    const api = await request.newContext({ baseURL: this.url, extraHTTPHeaders: { authorization: `Bearer ${token}` } });
+    try {
+      const setup = await api.post('/api/users/me/mfa/setup');
+      expect(setup.status(), `POST /api/users/me/mfa/setup: ${await setup.text()}`).toBe(200);
+      const { secret } = (await setup.json()) as { secret: string };
+      const usedStep = currentStep();
+      const code = await generate({ secret, epoch: usedStep * TOTP_PERIOD_S });
+      const verify = await api.post('/api/users/me/mfa/verify', { data: { code } });
+      expect(verify.status(), `POST /api/users/me/mfa/verify: ${await verify.text()}`).toBe(200);
+      const { recovery_codes } = (await verify.json()) as { recovery_codes: string[] };
+      expect(recovery_codes.length).toBeGreaterThan(0);
+      return { secret, recoveryCodes: recovery_codes, usedStep };
+    } finally {
+      await api.dispose();
+    }
+  }
+}
+
+async function loginToken(baseURL: string, credentials: Credentials): Promise<string> {
+  const response = await fetch(`${baseURL}/api/auth/login`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(credentials),
+  });
+  const body = (await response.json()) as { token?: string; mfa_required?: boolean; detail?: string };
+  if (response.status !== 200 || !body.token) {
+    throw new Error(`Sign-in of ${credentials.email} failed (${response.status}): ${JSON.stringify(body)}`);
+  }
+  return body.token;
+}
+
+/**
+ * Signs the page's browser context in through the API (the session is the httpOnly 'lb_session'
+ * cookie that POST /api/auth/login sets; page.request shares the context's cookie jar), then opens
+ * `path` and waits for the app shell.
+ */
+export async function signIn(page: Page, credentials: Credentials, path = '/dashboard'): Promise<void> {
+  const response = await page.request.post('/api/auth/login', { data: credentials });
+  expect(response.status(), `POST /api/auth/login: ${await response.text()}`).toBe(200);
+  const body = (await response.json()) as { mfa_required: boolean };
+  expect(body.mfa_required, 'signIn() cannot complete MFA; use the UI flow').toBe(false);
+  await page.goto(path);
+  // The app shell's header (the sidebar is a closed drawer on small screens).
+  await expect(page.getByRole('banner')).toBeVisible();
+}
+
+/** A toast (sonner) whose title is exactly `title`; assert its description with toContainText. */
+export function toast(page: Page, title: string) {
+  return page.locator('[data-sonner-toast]').filter({ has: page.locator('[data-title]').getByText(title, { exact: true }) });
+}
+
+type WorkerFixtures = { platform: Platform };
+type TestFixtures = { admin: Credentials; _platformUp: undefined };
+
+export const test = base.extend<TestFixtures, WorkerFixtures>({
+  platform: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright fixtures take their dependencies by destructuring
+    async ({}, use, workerInfo) => {
+      assertBuilt();
+      const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `launchbay-e2e-w${workerInfo.workerIndex}-`));
+      // The embedded PostgreSQL runs as the 'postgres' user: it must be able to traverse the folder.
+      fs.chmodSync(dataDir, 0o711);
+      // Serve a snapshot of the built console, so a rebuild of apps/console/dist while the suite
+      // runs (new chunk names, old ones deleted) cannot break a page in the middle of a test.
+      const consoleDir = path.join(dataDir, 'console');
+      fs.cpSync(CONSOLE_DIST, consoleDir, { recursive: true });
+      if (!fs.existsSync(path.join(consoleDir, 'index.html'))) {
+        throw new Error('apps/console/dist was being rebuilt while the suite started: run the tests again');
+      }
+      const platform = new PlatformProcess(await freePort(), dataDir, consoleDir);
+      try {
+        await platform.start();
+        await use(platform);
+      } finally {
+        await platform.dispose();
+      }
+    },
+    { scope: 'worker', timeout: 90_000 },
+  ],
+  baseURL: async ({ platform }, use) => {
+    await use(platform.url);
+  },
+  admin: async ({ platform }, use) => {
+    await use(platform.admin);
+  },
+  // A test that stops the platform and fails before restarting it must not break the next one.
+  _platformUp: [
+    async ({ platform }, use) => {
+      await platform.ensureRunning();
+      await use(undefined);
+    },
+    { auto: true },
+  ],
+});
+
+export { expect };
