@@ -28,6 +28,7 @@ import { resolveApiKey } from './modules/api-keys/service';
 import { registerAuditHooks } from './modules/audit/recorder';
 import { auditRoutes } from './modules/audit/routes';
 import { authRoutes, requestToken } from './modules/auth/routes';
+import { notificationRoutes } from './modules/notifications/routes';
 import { platformRoutes } from './modules/platform/routes';
 import { projectRoutes } from './modules/projects/routes';
 import { settingsRoutes } from './modules/settings/routes';
@@ -208,6 +209,7 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
       await apiKeyRoutes(api, ctx);
       await settingsRoutes(api, ctx);
       await auditRoutes(api, ctx);
+      await notificationRoutes(api, ctx);
     },
     { prefix: '/api' },
   );
@@ -233,7 +235,9 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     if (url === '/api' || url.startsWith('/api/')) {
       return sendError(reply, 404, { detail: `No API route ${request.method} ${url}` });
     }
-    if (consoleDir && (request.method === 'GET' || request.method === 'HEAD')) {
+    // A missing file (an old hashed asset after an upgrade) is a 404, never index.html served as script.
+    const looksLikeFile = url.startsWith('/assets/') || /\.[a-z0-9]{1,8}$/i.test(url);
+    if (consoleDir && !looksLikeFile && (request.method === 'GET' || request.method === 'HEAD')) {
       // The console is a single-page app: every other path is one of its routes.
       return reply.header('cache-control', 'no-cache').sendFile('index.html', consoleDir);
     }

@@ -1,6 +1,6 @@
 import type { LoginRequest } from '@launchbay/contract';
 import { useQueryClient } from '@tanstack/react-query';
-import { type Resolver, useForm } from 'react-hook-form';
+import { useForm } from 'react-hook-form';
 import { useDocumentTitle } from '@/app/document-title';
 import { navigateTo } from '@/app/location';
 import { Button } from '@/components/ui/button';
@@ -12,18 +12,7 @@ import { errorDetail, isApiError } from '@/lib/api';
 import { toast } from '@/lib/toast';
 import { currentUserQueryKey, useLogin } from './api';
 import { AuthLayout } from './auth-layout';
-
-/**
- * react-hook-form + zod, with the zod resolver and schema in their own chunk: it is requested as
- * soon as the user interacts with the form (long before submit), so the first paint of the login
- * page does not wait for ~13 KB of validation code.
- */
-const loadLoginResolver = () => import('./login-resolver').then((module) => module.loginResolver);
-
-const lazyLoginResolver: Resolver<LoginRequest> = async (values, context, options) => {
-  const resolver = await loadLoginResolver();
-  return resolver(values, context, options);
-};
+import { loginResolver } from './login-schema';
 
 export function LoginScreen() {
   useDocumentTitle('Sign in');
@@ -35,7 +24,7 @@ export function LoginScreen() {
     setError,
     formState: { errors, isSubmitting },
   } = useForm<LoginRequest>({
-    resolver: lazyLoginResolver,
+    resolver: loginResolver,
     defaultValues: { email: '', password: '' },
   });
 
@@ -71,13 +60,7 @@ export function LoginScreen() {
         <h1 className="font-semibold text-2xl tracking-tight">Welcome back</h1>
         <p className="text-muted-foreground text-sm">Sign in to your account to continue.</p>
       </div>
-      <form
-        onSubmit={onSubmit}
-        onFocusCapture={() => void loadLoginResolver()}
-        onPointerDownCapture={() => void loadLoginResolver()}
-        noValidate
-        className="grid gap-4"
-      >
+      <form onSubmit={onSubmit} noValidate className="grid gap-4">
         <div className="grid gap-2">
           <Label htmlFor="login-email">Email</Label>
           <Input
