@@ -9,10 +9,10 @@ const hostnameSchema = z
 
 /** The platform's settings: one object, saved per section from the /settings page. */
 export const platformSettingsSchema = z.object({
-  external_url: z.url('Enter a URL such as https://launchbay.example.com').nullable(),
+  external_url: z.url({ protocol: /^https?$/, error: 'Enter a URL such as https://launchbay.example.com' }).nullable(),
   base_domain: hostnameSchema.nullable().describe('Apps get addresses under this domain'),
   access_mode: accessModeSchema,
-  acme_directory_url: z.url('Enter the ACME directory URL'),
+  acme_directory_url: z.url({ protocol: /^https?$/, error: 'Enter the ACME directory URL' }),
   acme_contact_email: z.email('Please enter a valid email address').nullable(),
   log_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
   analytics_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),

@@ -36,7 +36,15 @@ const VERB_SEGMENTS = new Set([
   'update-token',
 ]);
 const SECRET_KEY = /pass(word)?|secret|token|api_?key|^code$|webhook|credential|private|authorization|cookie/i;
-const TARGET_TYPES: Record<string, string> = { users: 'user', 'api-keys': 'api_key', projects: 'project', settings: 'settings' };
+/** Singular names for the target of a route, by its first path segment. */
+const TARGET_TYPES: Record<string, string> = {
+  users: 'user',
+  'api-keys': 'api_key',
+  projects: 'project',
+  settings: 'settings',
+  'notification-providers': 'notification_provider',
+  'notification-preferences': 'notification_preferences',
+};
 
 /** Replaces every value under a secret-looking key, at any depth, with '[redacted]'. */
 export function redact(value: unknown, depth = 0): unknown {
@@ -71,7 +79,11 @@ function targetOf(request: FastifyRequest, responseId: unknown): { type: string 
   const routeUrl = request.routeOptions.url ?? '';
   const first = routeUrl.replace(/^\/api\//, '').split('/')[0] ?? '';
   const params = (request.params ?? {}) as Record<string, unknown>;
-  if (routeUrl.startsWith('/api/users/me') || routeUrl.startsWith('/api/auth') || routeUrl === '/api/logout') {
+  if (routeUrl.startsWith('/api/auth/')) {
+    // A sign-in concerns the account it names, whatever session the request happens to carry.
+    return { type: 'user', id: request.auditUserId ? String(request.auditUserId) : null };
+  }
+  if (routeUrl.startsWith('/api/users/me') || routeUrl === '/api/logout') {
     const userId = request.principal?.userId ?? request.auditUserId;
     return { type: 'user', id: userId ? String(userId) : null };
   }
@@ -107,7 +119,8 @@ export function registerAuditHooks(app: App, ctx: AppContext) {
     }
     let action = request.routeOptions.config.audit ?? actionFor(request.method, routeUrl);
     if (failed) action = `${action}_failed`;
-    const principal = request.principal;
+    // Sign-ins are public: their actor is the account signing in, never a token sent along by the way.
+    const principal = routeUrl.startsWith('/api/auth/') ? null : request.principal;
     const body = request.body && typeof request.body === 'object' ? redact(request.body) : undefined;
     const target = targetOf(request, responseId);
     const attemptedEmail = (request.body as { email?: unknown } | undefined)?.email;

@@ -1,5 +1,5 @@
 import { auditLogListResponseSchema, auditLogQuerySchema, auditLogSchema, idParamSchema } from '@launchbay/contract';
-import { and, desc, eq, gte, ilike, like, lte, or, type SQL, sql } from 'drizzle-orm';
+import { and, desc, eq, gte, ilike, like, lt, or, type SQL, sql } from 'drizzle-orm';
 import { notFound } from '../../lib/errors';
 import type { App, AppContext } from '../../lib/http';
 import { getSettings } from '../settings/service';
@@ -58,7 +58,9 @@ export async function auditRoutes(app: App, ctx: AppContext) {
       if (q.target_type) filters.push(eq(auditLogs.targetType, q.target_type));
       if (q.target_id) filters.push(eq(auditLogs.targetId, q.target_id));
       if (q.from) filters.push(gte(auditLogs.createdAt, new Date(q.from)));
-      if (q.to) filters.push(lte(auditLogs.createdAt, new Date(q.to)));
+      // Entries are shown to the millisecond but stored to the microsecond: 'to' takes in its whole millisecond,
+      // so an entry's own created_at used as 'to' still includes it.
+      if (q.to) filters.push(lt(auditLogs.createdAt, new Date(new Date(q.to).getTime() + 1)));
       const where = and(...filters);
       const [rows, [count]] = await Promise.all([
         ctx.db

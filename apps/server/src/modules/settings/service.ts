@@ -48,7 +48,8 @@ export async function updateSettings(
     for (const [key, value] of entries) {
       await tx
         .insert(settings)
-        .values({ key, value: value as never, updatedBy: userId })
+        // A cleared setting is stored as JSON null (the column is NOT NULL): a missing row would mean the default.
+        .values({ key, value: value === null ? sql`'null'::jsonb` : (value as never), updatedBy: userId })
         .onConflictDoUpdate({
           target: settings.key,
           set: { value: sql`excluded.value`, updatedAt: sql`now()`, updatedBy: userId },

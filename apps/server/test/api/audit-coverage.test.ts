@@ -1,0 +1,572 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { DEFAULT_NOTIFICATION_PREFERENCES } from '@launchbay/contract';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, apiClient, type Role, TEST_PASSWORD, uniqueEmail } from '../helpers/api';
+import { auditRowsAfter, createKey, lastAuditId } from '../helpers/audit';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+import { totp } from '../helpers/totp';
+
+/**
+ * Walks the OpenAPI document: every mutating operation in it must have a case below, and each
+ * case makes one valid call and finds exactly one audit row describing it. A new mutating route
+ * fails the first test until a case for it is added here.
+ */
+
+type Answer = Record<string, unknown>;
+type Prepared = {
+  /** The path under /api, with real ids. */
+  path: string;
+  token?: string;
+  body?: unknown;
+  status: number;
+  /** The id the row must name as its target: fixed, or read from the answer. */
+  targetId: string | null | ((answer: Answer) => string);
+  /** Whose call it is: the row's actor_user_id. */
+  actorUserId: number;
+  /** Path parameters the row's summary must repeat. */
+  params?: Record<string, string | number>;
+  /** Values that must appear in no audit row (passwords, codes, tokens). */
+  secrets?: string[];
+};
+type Case = { action: string; targetType: string | null; prepare: () => Promise<Prepared> };
+
+const MUTATING = ['post', 'put', 'patch', 'delete'];
+const USER_AGENT = 'audit-coverage/1.0';
+
+let platform: TestPlatform;
+let api: Api;
+let admin: string;
+let adminId: number;
+let openapi: { paths: Record<string, Record<string, unknown>> };
+/** Stands in for Slack: answers every webhook call 200 'ok'. */
+let slack: http.Server;
+let slackUrl: string;
+const SLACK_SECRET = 'coverage-webhook-secret-42';
+
+beforeAll(async () => {
+  slack = http.createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200, { 'content-type': 'text/plain' }).end('ok'));
+  });
+  await new Promise<void>((resolve) => slack.listen(0, '127.0.0.1', resolve));
+  slackUrl = `http://127.0.0.1:${(slack.address() as AddressInfo).port}/services/T0/B0/${SLACK_SECRET}`;
+  platform = await startTestPlatform();
+  api = apiClient(platform.url);
+  admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+  adminId = (await api.call<{ id: number }>('GET', '/user/me', { token: admin })).body.id;
+  const docs = await api.call<typeof openapi>('GET', '/docs/json');
+  expect(docs.status).toBe(200);
+  openapi = docs.body;
+});
+afterAll(async () => {
+  await platform.close();
+  await new Promise((resolve) => slack.close(resolve));
+});
+
+const person = (role: Role) => api.userWithRole(admin, role);
+
+async function userWithRoles(roles: Role[]) {
+  const email = uniqueEmail('multi');
+  const created = await api.call<{ id: number }>('POST', '/users', {
+    token: admin,
+    body: { username: 'Multi Role', email, password: TEST_PASSWORD, roles },
+  });
+  expect(created.status).toBe(201);
+  return { id: created.body.id, email, password: TEST_PASSWORD, token: await api.login(email, TEST_PASSWORD) };
+}
+
+/** A user with MFA confirmed using the current step's code: the next usable code is `totp(secret, 1)`. */
+async function userWithMfa() {
+  const p = await person('user');
+  const setup = await api.call<{ secret: string }>('POST', '/users/me/mfa/setup', { token: p.token });
+  expect(setup.status).toBe(200);
+  const verified = await api.call('POST', '/users/me/mfa/verify', {
+    token: p.token,
+    body: { code: await totp(setup.body.secret) },
+  });
+  expect(verified.status).toBe(200);
+  return { ...p, secret: setup.body.secret };
+}
+
+const answerId = (answer: Answer) => String(answer.id);
+
+const SMTP_PASSWORD = 'Smtp-Password-Secret-7';
+const emailConfig = () => ({
+  smtp_host: '127.0.0.1',
+  smtp_port: 2525,
+  username: 'mailer',
+  password: SMTP_PASSWORD,
+  from_address: 'launchbay@example.com',
+  to_addresses: ['ops@example.com'],
+  tls_mode: 'None',
+});
+
+async function provider(type: 'email' | 'slack'): Promise<number> {
+  const config = type === 'email' ? emailConfig() : { webhook_url: slackUrl, channel: '#alerts' };
+  const created = await api.call<{ id: number }>('POST', `/notification-providers/${type}`, {
+    token: admin,
+    body: { name: `${type} provider`, config },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.id;
+}
+
+const CASES: Record<string, Case> = {
+  'POST /api/auth/login': {
+    action: 'auth.login',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await person('reader');
+      return {
+        path: '/auth/login',
+        body: { email: p.email, password: p.password },
+        status: 200,
+        targetId: String(p.id),
+        actorUserId: p.id,
+        secrets: [p.password],
+      };
+    },
+  },
+  'POST /api/auth/verify-mfa': {
+    action: 'auth.verify_mfa',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await userWithMfa();
+      const login = await api.call<{ mfa_token: string }>('POST', '/auth/login', {
+        body: { email: p.email, password: p.password },
+      });
+      expect(login.status).toBe(200);
+      const code = await totp(p.secret, 1);
+      return {
+        path: '/auth/verify-mfa',
+        body: { code, mfa_token: login.body.mfa_token },
+        status: 200,
+        targetId: String(p.id),
+        actorUserId: p.id,
+        secrets: [code, login.body.mfa_token, p.secret],
+      };
+    },
+  },
+  'POST /api/logout': {
+    action: 'logout',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await person('reader');
+      return { path: '/logout', token: p.token, status: 204, targetId: String(p.id), actorUserId: p.id, secrets: [p.token] };
+    },
+  },
+  'PATCH /api/users/me': {
+    action: 'users.me.update',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await person('reader');
+      return {
+        path: '/users/me',
+        token: p.token,
+        body: { username: 'New Name', current_password: p.password, new_password: 'Brand-New-Password-9' },
+        status: 200,
+        targetId: String(p.id),
+        actorUserId: p.id,
+        secrets: [p.password, 'Brand-New-Password-9'],
+      };
+    },
+  },
+  'POST /api/users/me/mfa/setup': {
+    action: 'users.me.mfa.setup',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await person('user');
+      return { path: '/users/me/mfa/setup', token: p.token, status: 200, targetId: String(p.id), actorUserId: p.id };
+    },
+  },
+  'POST /api/users/me/mfa/verify': {
+    action: 'users.me.mfa.verify',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await person('user');
+      const setup = await api.call<{ secret: string }>('POST', '/users/me/mfa/setup', { token: p.token });
+      expect(setup.status).toBe(200);
+      const code = await totp(setup.body.secret);
+      return {
+        path: '/users/me/mfa/verify',
+        token: p.token,
+        body: { code },
+        status: 200,
+        targetId: String(p.id),
+        actorUserId: p.id,
+        secrets: [code, setup.body.secret],
+      };
+    },
+  },
+  'DELETE /api/users/me/mfa': {
+    action: 'users.me.mfa.delete',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await userWithMfa();
+      const code = await totp(p.secret, 1);
+      return {
+        path: '/users/me/mfa',
+        token: p.token,
+        body: { code },
+        status: 204,
+        targetId: String(p.id),
+        actorUserId: p.id,
+        secrets: [code, p.secret],
+      };
+    },
+  },
+  'POST /api/users': {
+    action: 'users.create',
+    targetType: 'user',
+    prepare: async () => ({
+      path: '/users',
+      token: admin,
+      body: { username: 'Created', email: uniqueEmail('created'), password: 'Created-Password-1', roles: ['user'] },
+      status: 201,
+      targetId: answerId,
+      actorUserId: adminId,
+      secrets: ['Created-Password-1'],
+    }),
+  },
+  'PATCH /api/users/{user_id}': {
+    action: 'users.update',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await person('user');
+      return {
+        path: `/users/${p.id}`,
+        token: admin,
+        body: { username: 'Renamed', password: 'Reset-Password-77' },
+        status: 200,
+        targetId: String(p.id),
+        actorUserId: adminId,
+        params: { user_id: p.id },
+        secrets: ['Reset-Password-77'],
+      };
+    },
+  },
+  'DELETE /api/users/{user_id}': {
+    action: 'users.delete',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await person('user');
+      return {
+        path: `/users/${p.id}`,
+        token: admin,
+        status: 204,
+        targetId: String(p.id),
+        actorUserId: adminId,
+        params: { user_id: p.id },
+      };
+    },
+  },
+  'POST /api/users/{user_id}/roles': {
+    action: 'users.roles.create',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await person('user');
+      return {
+        path: `/users/${p.id}/roles`,
+        token: admin,
+        body: { role_type: 'reader' },
+        status: 200,
+        targetId: String(p.id),
+        actorUserId: adminId,
+        params: { user_id: p.id },
+      };
+    },
+  },
+  'DELETE /api/users/{user_id}/roles/{role_type}': {
+    action: 'users.roles.delete',
+    targetType: 'user',
+    prepare: async () => {
+      const p = await userWithRoles(['user', 'reader']);
+      return {
+        path: `/users/${p.id}/roles/reader`,
+        token: admin,
+        status: 200,
+        targetId: String(p.id),
+        actorUserId: adminId,
+        params: { user_id: p.id, role_type: 'reader' },
+      };
+    },
+  },
+  'POST /api/api-keys': {
+    action: 'api_keys.create',
+    targetType: 'api_key',
+    prepare: async () => ({
+      path: '/api-keys',
+      token: admin,
+      body: { name: 'coverage key', permissions: ['projects:read'], expires_at: new Date(Date.now() + 86_400_000).toISOString() },
+      status: 201,
+      targetId: answerId,
+      actorUserId: adminId,
+    }),
+  },
+  'PUT /api/api-keys/{id}': {
+    action: 'api_keys.update',
+    targetType: 'api_key',
+    prepare: async () => {
+      const key = await createKey(api, admin, ['projects:read']);
+      return {
+        path: `/api-keys/${key.id}`,
+        token: admin,
+        body: { name: 'renamed key', permissions: ['projects:read', 'projects:write'] },
+        status: 200,
+        targetId: String(key.id),
+        actorUserId: adminId,
+        params: { id: key.id },
+        secrets: [key.secret],
+      };
+    },
+  },
+  'DELETE /api/api-keys/{id}': {
+    action: 'api_keys.delete',
+    targetType: 'api_key',
+    prepare: async () => {
+      const key = await createKey(api, admin, ['projects:read']);
+      const path = `/api-keys/${key.id}`;
+      return {
+        path,
+        token: admin,
+        status: 204,
+        targetId: String(key.id),
+        actorUserId: adminId,
+        params: { id: key.id },
+        secrets: [key.secret],
+      };
+    },
+  },
+  'POST /api/api-keys/{id}/activate': {
+    action: 'api_keys.activate',
+    targetType: 'api_key',
+    prepare: async () => {
+      const key = await createKey(api, admin, ['projects:read']);
+      expect((await api.call('POST', `/api-keys/${key.id}/deactivate`, { token: admin })).status).toBe(200);
+      const path = `/api-keys/${key.id}/activate`;
+      return {
+        path,
+        token: admin,
+        status: 200,
+        targetId: String(key.id),
+        actorUserId: adminId,
+        params: { id: key.id },
+        secrets: [key.secret],
+      };
+    },
+  },
+  'POST /api/api-keys/{id}/deactivate': {
+    action: 'api_keys.deactivate',
+    targetType: 'api_key',
+    prepare: async () => {
+      const key = await createKey(api, admin, ['projects:read']);
+      const path = `/api-keys/${key.id}/deactivate`;
+      return {
+        path,
+        token: admin,
+        status: 200,
+        targetId: String(key.id),
+        actorUserId: adminId,
+        params: { id: key.id },
+        secrets: [key.secret],
+      };
+    },
+  },
+  'PUT /api/notification-preferences': {
+    action: 'notification_preferences.update',
+    targetType: 'notification_preferences',
+    prepare: async () => ({
+      path: '/notification-preferences',
+      token: admin,
+      body: { preferences: { ...DEFAULT_NOTIFICATION_PREFERENCES, minimum_severity: 'critical', error_threshold: 25 } },
+      status: 200,
+      targetId: null,
+      actorUserId: adminId,
+    }),
+  },
+  'POST /api/notification-providers/email': {
+    action: 'notification_providers.email.create',
+    targetType: 'notification_provider',
+    prepare: async () => ({
+      path: '/notification-providers/email',
+      token: admin,
+      body: { name: 'Ops mail', config: emailConfig() },
+      status: 201,
+      targetId: answerId,
+      actorUserId: adminId,
+      secrets: [SMTP_PASSWORD],
+    }),
+  },
+  'POST /api/notification-providers/slack': {
+    action: 'notification_providers.slack.create',
+    targetType: 'notification_provider',
+    prepare: async () => ({
+      path: '/notification-providers/slack',
+      token: admin,
+      body: { name: 'Ops Slack', config: { webhook_url: slackUrl, channel: '#ops' } },
+      status: 201,
+      targetId: answerId,
+      actorUserId: adminId,
+      secrets: [SLACK_SECRET],
+    }),
+  },
+  'PUT /api/notification-providers/email/{id}': {
+    action: 'notification_providers.email.update',
+    targetType: 'notification_provider',
+    prepare: async () => {
+      const id = await provider('email');
+      return {
+        path: `/notification-providers/email/${id}`,
+        token: admin,
+        body: { name: 'Renamed mail', config: { ...emailConfig(), smtp_port: 2526 } },
+        status: 200,
+        targetId: String(id),
+        actorUserId: adminId,
+        params: { id },
+        secrets: [SMTP_PASSWORD],
+      };
+    },
+  },
+  'PUT /api/notification-providers/slack/{id}': {
+    action: 'notification_providers.slack.update',
+    targetType: 'notification_provider',
+    prepare: async () => {
+      const id = await provider('slack');
+      return {
+        path: `/notification-providers/slack/${id}`,
+        token: admin,
+        body: { name: 'Renamed Slack', config: { webhook_url: slackUrl, channel: '#renamed' } },
+        status: 200,
+        targetId: String(id),
+        actorUserId: adminId,
+        params: { id },
+        secrets: [SLACK_SECRET],
+      };
+    },
+  },
+  'PUT /api/notification-providers/{id}': {
+    action: 'notification_providers.update',
+    targetType: 'notification_provider',
+    prepare: async () => {
+      const id = await provider('slack');
+      return {
+        path: `/notification-providers/${id}`,
+        token: admin,
+        body: { name: 'Either type', enabled: false, config: { webhook_url: slackUrl, channel: null } },
+        status: 200,
+        targetId: String(id),
+        actorUserId: adminId,
+        params: { id },
+        secrets: [SLACK_SECRET],
+      };
+    },
+  },
+  'DELETE /api/notification-providers/{id}': {
+    action: 'notification_providers.delete',
+    targetType: 'notification_provider',
+    prepare: async () => {
+      const id = await provider('email');
+      return {
+        path: `/notification-providers/${id}`,
+        token: admin,
+        status: 204,
+        targetId: String(id),
+        actorUserId: adminId,
+        params: { id },
+      };
+    },
+  },
+  'POST /api/notification-providers/{id}/test': {
+    action: 'notification_providers.test',
+    targetType: 'notification_provider',
+    prepare: async () => {
+      const id = await provider('slack');
+      const path = `/notification-providers/${id}/test`;
+      return {
+        path,
+        token: admin,
+        status: 200,
+        targetId: String(id),
+        actorUserId: adminId,
+        params: { id },
+        secrets: [SLACK_SECRET],
+      };
+    },
+  },
+  'PUT /api/settings': {
+    action: 'settings.update',
+    targetType: 'settings',
+    prepare: async () => ({
+      path: '/settings',
+      token: admin,
+      body: { preview_environments_enabled: true, log_retention_days: 21, base_domain: 'apps.example.com' },
+      status: 200,
+      targetId: null,
+      actorUserId: adminId,
+    }),
+  },
+};
+
+/** String values an answer hands out once (tokens, key secrets, recovery codes): none may reach the audit log. */
+function handedOut(answer: unknown): string[] {
+  if (!answer || typeof answer !== 'object') return [];
+  return Object.entries(answer as Answer).flatMap(([key, value]) => {
+    if (!/secret|token|recovery_codes/.test(key)) return [];
+    return (Array.isArray(value) ? value : [value]).filter((v): v is string => typeof v === 'string' && v.length >= 6);
+  });
+}
+
+describe('the OpenAPI walk', () => {
+  it('has a case for every mutating operation in the OpenAPI document, and no case for a route that is gone', () => {
+    const operations = Object.entries(openapi.paths).flatMap(([path, methods]) =>
+      Object.keys(methods)
+        .filter((method) => MUTATING.includes(method))
+        .map((method) => `${method.toUpperCase()} ${path}`),
+    );
+    expect(operations.length).toBeGreaterThanOrEqual(Object.keys(CASES).length);
+    const unknown = operations.filter((op) => !(op in CASES));
+    expect(unknown, 'mutating routes without an audit-coverage case: add them to CASES').toEqual([]);
+    const gone = Object.keys(CASES).filter((op) => !operations.includes(op));
+    expect(gone, 'cases for routes the OpenAPI document no longer has').toEqual([]);
+  });
+
+  it.each(Object.entries(CASES))('%s writes exactly one audit row describing it', async (operation, c) => {
+    const [method = '', route = ''] = operation.split(' ');
+    expect(openapi.paths[route]?.[method.toLowerCase()], `${operation} is in the OpenAPI document`).toBeDefined();
+    const prepared = await c.prepare();
+    const before = await lastAuditId(api, admin);
+    const response = await api.call<Answer>(method, prepared.path, {
+      token: prepared.token,
+      body: prepared.body,
+      headers: { 'user-agent': USER_AGENT },
+    });
+    expect(response.status, JSON.stringify(response.body)).toBe(prepared.status);
+
+    const rows = await auditRowsAfter(api, admin, before);
+    expect(rows, JSON.stringify(rows)).toHaveLength(1);
+    const row = rows[0];
+    const targetId = typeof prepared.targetId === 'function' ? prepared.targetId(response.body) : prepared.targetId;
+    expect(row).toMatchObject({
+      action: c.action,
+      method,
+      path: `/api${prepared.path}`,
+      target_type: c.targetType,
+      target_id: targetId,
+      status_code: prepared.status,
+      actor_type: 'user',
+      actor_user_id: prepared.actorUserId,
+      actor_api_key_id: null,
+      user_agent: USER_AGENT,
+      ip: expect.stringMatching(/127\.0\.0\.1|::1/),
+    });
+    expect(Number.isNaN(new Date(row?.created_at ?? '').getTime())).toBe(false);
+    if (prepared.body !== undefined) expect(row?.summary.body).toBeDefined();
+    if (prepared.params) {
+      const params = row?.summary.params as Record<string, unknown>;
+      for (const [key, value] of Object.entries(prepared.params)) expect(String(params?.[key]), key).toBe(String(value));
+    }
+    const text = JSON.stringify(row);
+    for (const secret of [...(prepared.secrets ?? []), ...handedOut(response.body)]) expect(text).not.toContain(secret);
+  });
+});
