@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailSchema } from './common';
 
 export const ROLE_TYPES = ['admin', 'user', 'reader'] as const;
 export const roleTypeSchema = z.enum(ROLE_TYPES);
@@ -6,8 +7,8 @@ export type RoleType = z.infer<typeof roleTypeSchema>;
 
 /** Spec section 5: the login form's own messages, reused by the server. */
 export const loginRequestSchema = z.object({
-  email: z.email('Please enter a valid email address'),
-  password: z.string().min(1, 'Password is required'),
+  email: emailSchema,
+  password: z.string().min(1, 'Password is required').max(1024, 'Password must be at most 1024 characters'),
 });
 export type LoginRequest = z.infer<typeof loginRequestSchema>;
 

@@ -13,7 +13,17 @@ export const paginationQuerySchema = z.object({
   per_page: z.coerce.number().int().min(1).max(100).default(20),
 });
 
-export const idParamSchema = z.object({ id: z.coerce.number().int().positive() });
+/** A database id in a path: digits only (no '0x1' or '1e3'), within PostgreSQL's integer range. */
+export const dbIdSchema = z
+  .string()
+  .regex(/^[1-9]\d{0,9}$/, 'Must be a positive whole number')
+  .transform(Number)
+  .pipe(z.number().max(2_147_483_647, 'Must be a positive whole number'));
+
+export const idParamSchema = z.object({ id: dbIdSchema });
+
+/** Every email the platform stores: a valid address of at most 254 characters (RFC 5321). */
+export const emailSchema = z.email('Please enter a valid email address').max(254, 'Email must be at most 254 characters');
 
 export const messageSchema = z.object({ message: z.string() });
 

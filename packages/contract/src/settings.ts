@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { emailSchema } from './common';
 import { accessModeSchema } from './platform';
 
 const hostnameSchema = z
@@ -13,7 +14,7 @@ export const platformSettingsSchema = z.object({
   base_domain: hostnameSchema.nullable().describe('Apps get addresses under this domain'),
   access_mode: accessModeSchema,
   acme_directory_url: z.url({ protocol: /^https?$/, error: 'Enter the ACME directory URL' }),
-  acme_contact_email: z.email('Please enter a valid email address').nullable(),
+  acme_contact_email: emailSchema.nullable(),
   log_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
   analytics_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
   audit_retention_days: z.number().int().min(7, 'At least 7 days').max(3650, 'At most 3650 days'),

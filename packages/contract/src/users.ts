@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { roleTypeSchema } from './auth';
+import { dbIdSchema, emailSchema } from './common';
 
 export const PASSWORD_MIN_LENGTH = 8;
 
@@ -8,7 +9,13 @@ export const passwordSchema = z
   .min(PASSWORD_MIN_LENGTH, `Password must be at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(256, 'Password must be at most 256 characters');
 
-export const usernameSchema = z.string().trim().min(1, 'Name is required').max(100, 'Name must be at most 100 characters');
+export const usernameSchema = z
+  .string()
+  .trim()
+  .min(1, 'Name is required')
+  .max(100, 'Name must be at most 100 characters')
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: refusing control characters is the point
+  .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), 'Name must not contain control characters');
 
 export const avatarUrlSchema = z
   .url('Avatar must be a URL')
@@ -32,7 +39,7 @@ export const userListResponseSchema = z.object({ users: z.array(userSchema) });
 
 export const createUserRequestSchema = z.object({
   username: usernameSchema,
-  email: z.email('Please enter a valid email address'),
+  email: emailSchema,
   password: passwordSchema,
   roles: z.array(roleTypeSchema).min(1, 'Choose at least one role').default(['user']),
 });
@@ -41,7 +48,7 @@ export type CreateUserRequest = z.input<typeof createUserRequestSchema>;
 export const updateUserRequestSchema = z
   .object({
     username: usernameSchema.optional(),
-    email: z.email('Please enter a valid email address').optional(),
+    email: emailSchema.optional(),
     password: passwordSchema.optional(),
     disabled: z.boolean().optional(),
   })
@@ -51,20 +58,21 @@ export type UpdateUserRequest = z.infer<typeof updateUserRequestSchema>;
 export const updateMeRequestSchema = z
   .object({
     username: usernameSchema.optional(),
-    email: z.email('Please enter a valid email address').optional(),
+    email: emailSchema.optional(),
     avatar_url: avatarUrlSchema.nullable().optional(),
     current_password: z.string().optional(),
     new_password: passwordSchema.optional(),
   })
+  .refine((body) => Object.keys(body).length > 0, 'Nothing to update')
   .refine((body) => !body.new_password || !!body.current_password, {
     message: 'Current password is required to set a new one',
     path: ['current_password'],
   });
 export type UpdateMeRequest = z.infer<typeof updateMeRequestSchema>;
 
-export const userIdParamSchema = z.object({ user_id: z.coerce.number().int().positive() });
+export const userIdParamSchema = z.object({ user_id: dbIdSchema });
 export const roleParamSchema = z.object({
-  user_id: z.coerce.number().int().positive(),
+  user_id: dbIdSchema,
   role_type: roleTypeSchema,
 });
 export const addRoleRequestSchema = z.object({ role_type: roleTypeSchema });

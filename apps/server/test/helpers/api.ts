@@ -1,7 +1,25 @@
 /** A thin fetch wrapper for API tests: JSON in, status + parsed JSON out. */
 export type ApiResponse<T = unknown> = { status: number; body: T; headers: Headers };
 
-export type ApiOptions = { token?: string; body?: unknown; rawBody?: string; headers?: Record<string, string> };
+export type ApiOptions = {
+  token?: string;
+  /** Sent as the Cookie header (e.g. `lb_mfa=...`). */
+  cookie?: string;
+  body?: unknown;
+  rawBody?: string;
+  headers?: Record<string, string>;
+};
+
+/** The body every failed /api call answers with. */
+export type ApiError = { detail: string; errors?: { path: string; message: string }[]; retry_after?: number };
+
+export type Role = 'admin' | 'user' | 'reader';
+
+export const TEST_PASSWORD = 'a-strong-password-1';
+
+let counter = 0;
+/** A unique email for one test user. */
+export const uniqueEmail = (prefix = 'person') => `${prefix}-${Date.now()}-${++counter}@example.com`;
 
 export function apiClient(baseUrl: string) {
   async function call<T = Record<string, unknown>>(
@@ -11,6 +29,7 @@ export function apiClient(baseUrl: string) {
   ): Promise<ApiResponse<T>> {
     const headers: Record<string, string> = { ...options.headers };
     if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.cookie) headers.cookie = options.cookie;
     let body: string | undefined;
     if (options.rawBody !== undefined) {
       body = options.rawBody;
@@ -19,7 +38,7 @@ export function apiClient(baseUrl: string) {
       body = JSON.stringify(options.body);
       headers['content-type'] = 'application/json';
     }
-    const response = await fetch(`${baseUrl}/api${path}`, { method, headers, body });
+    const response = await fetch(`${baseUrl}/api${path}`, { method, headers, body, redirect: 'manual' });
     const text = await response.text();
     let parsed: unknown = text;
     try {
@@ -39,12 +58,8 @@ export function apiClient(baseUrl: string) {
   }
 
   /** Creates a user with the given role through the API (as admin) and signs them in. */
-  async function userWithRole(
-    adminToken: string,
-    role: 'admin' | 'user' | 'reader',
-    email = `${role}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}@example.com`,
-  ) {
-    const password = 'a-strong-password-1';
+  async function userWithRole(adminToken: string, role: Role, email = uniqueEmail(role)) {
+    const password = TEST_PASSWORD;
     const created = await call<{ id: number }>('POST', '/users', {
       token: adminToken,
       body: { username: `${role} person`, email, password, roles: [role] },
@@ -54,4 +69,16 @@ export function apiClient(baseUrl: string) {
   }
 
   return { call, login, userWithRole };
+}
+
+export type Api = ReturnType<typeof apiClient>;
+
+/** The value of one cookie in a response's Set-Cookie headers, with its attributes. */
+export function setCookie(headers: Headers, name: string): { value: string; attributes: string } | undefined {
+  for (const line of headers.getSetCookie()) {
+    const [pair = '', ...rest] = line.split(';');
+    const eq = pair.indexOf('=');
+    if (pair.slice(0, eq).trim() === name) return { value: pair.slice(eq + 1).trim(), attributes: rest.join(';').trim() };
+  }
+  return undefined;
 }
