@@ -24,6 +24,11 @@ const envSchema = z.object({
     .max(24 * 365)
     .default(24 * 7),
   CONSOLE_DIR: z.string().optional(),
+  // Notifications: repeats of one alert within this window fold into one message; failed sends
+  // retry after base, 2x base, 4x base... ms; a claimed send whose node died is retried after the lease.
+  NOTIFICATION_BATCH_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
+  NOTIFICATION_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
+  NOTIFICATION_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(120),
 });
 
 export type Config = {
@@ -39,6 +44,9 @@ export type Config = {
   logLevel: z.infer<typeof envSchema>['LOG_LEVEL'];
   sessionTtlMs: number;
   consoleDir: string | undefined;
+  notificationBatchWindowMs: number;
+  notificationRetryBaseMs: number;
+  notificationLeaseMs: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -61,5 +69,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     sessionTtlMs: e.SESSION_TTL_HOURS * 3600_000,
     consoleDir: e.CONSOLE_DIR,
+    notificationBatchWindowMs: Math.round(e.NOTIFICATION_BATCH_WINDOW_SECONDS * 1000),
+    notificationRetryBaseMs: e.NOTIFICATION_RETRY_BASE_MS,
+    notificationLeaseMs: Math.round(e.NOTIFICATION_LEASE_SECONDS * 1000),
   };
 }

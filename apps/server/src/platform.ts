@@ -8,6 +8,7 @@ import { runMigrations } from './db/migrate';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import type { App, AppContext } from './lib/http';
 import { createSessionStore } from './modules/auth/sessions';
+import { startNotificationWorker } from './modules/notifications/dispatcher';
 import { ensureFirstAdmin } from './modules/users/bootstrap';
 
 export type Platform = {
@@ -53,6 +54,7 @@ export async function startPlatform(config: Config, logger: Logger = pino({ leve
     const address = await app.listen({ port: config.port, host: config.host });
     const port = new URL(address).port;
     const url = `http://localhost:${port}`;
+    const notifier = startNotificationWorker(ctx, logger);
     let stopping: Promise<void> | undefined;
     return {
       app,
@@ -62,6 +64,7 @@ export async function startPlatform(config: Config, logger: Logger = pino({ leve
       firstAdmin,
       stop() {
         stopping ??= (async () => {
+          await notifier.stop();
           await app.close();
           await pool.end();
           await embedded?.stop();

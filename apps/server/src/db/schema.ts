@@ -2,6 +2,7 @@
 export * from '../modules/api-keys/schema';
 export * from '../modules/audit/schema';
 export * from '../modules/auth/schema';
+export * from '../modules/notifications/schema';
 export * from '../modules/projects/schema';
 export * from '../modules/settings/schema';
 export * from '../modules/users/schema';

@@ -19,6 +19,7 @@ const AREA_OF_SEGMENT: Record<string, PermissionArea> = {
   monitors: 'monitors',
   'notification-preferences': 'notifications',
   'notification-providers': 'notifications',
+  notifications: 'notifications',
   analytics: 'analytics',
   'session-replays': 'analytics',
   visitors: 'analytics',
