@@ -8,6 +8,7 @@ export function Page({
   documentTitle,
   description,
   actions,
+  back,
   children,
   className,
 }: {
@@ -15,12 +16,15 @@ export function Page({
   documentTitle: string;
   description?: ReactNode;
   actions?: ReactNode;
+  /** A link above the heading back to the parent page. */
+  back?: ReactNode;
   children?: ReactNode;
   className?: string;
 }) {
   useDocumentTitle(documentTitle);
   return (
     <div className={cn('mx-auto flex w-full max-w-6xl flex-1 flex-col gap-6 px-4 py-6 sm:px-6 lg:px-8', className)}>
+      {back ? <div className="-mb-3">{back}</div> : null}
       <div className="flex flex-wrap items-start justify-between gap-4">
         <div className="min-w-0 space-y-1">
           <h1 className="font-semibold text-2xl tracking-tight">{title}</h1>

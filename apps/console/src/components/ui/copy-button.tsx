@@ -6,8 +6,9 @@ import { Button, type ButtonProps } from './button';
 export function CopyButton({
   value,
   label = 'Copy',
+  iconOnly = false,
   ...props
-}: { value: string; label?: string } & Omit<ButtonProps, 'onClick' | 'value'>) {
+}: { value: string; label?: string; iconOnly?: boolean } & Omit<ButtonProps, 'onClick' | 'value'>) {
   const [copied, setCopied] = useState(false);
   useEffect(() => {
     if (!copied) return;
@@ -27,7 +28,7 @@ export function CopyButton({
   return (
     <Button variant="outline" size="sm" onClick={copy} aria-label={label} {...props}>
       {copied ? <CheckIcon /> : <CopyIcon />}
-      {copied ? 'Copied' : label}
+      {iconOnly ? null : copied ? 'Copied' : label}
     </Button>
   );
 }

@@ -21,7 +21,9 @@ export function SheetContent({
       <SheetPrimitive.Content
         className={cn(
           'fixed inset-y-0 z-50 flex h-full flex-col bg-background shadow-lg outline-none',
-          side === 'left' ? 'left-0 border-r data-[state=open]:animate-slide-left' : 'right-0 border-l',
+          side === 'left'
+            ? 'left-0 border-r data-[state=open]:animate-slide-left'
+            : 'right-0 border-l data-[state=open]:animate-slide-right',
           className,
         )}
         {...props}

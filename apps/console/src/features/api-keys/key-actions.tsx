@@ -1,0 +1,94 @@
+import type { ApiKey } from '@launchbay/contract';
+import { type ReactNode, useState } from 'react';
+import {
+  AlertDialog,
+  AlertDialogAction,
+  AlertDialogCancel,
+  AlertDialogContent,
+  AlertDialogDescription,
+  AlertDialogFooter,
+  AlertDialogHeader,
+  AlertDialogTitle,
+} from '@/components/ui/alert-dialog';
+import { Spinner } from '@/components/ui/spinner';
+import { errorDetail } from '@/lib/api';
+import { toast } from '@/lib/toast';
+import { useDeleteApiKey, useSetApiKeyActive } from './api';
+
+export interface KeyActions {
+  /** Activates or deactivates the key, with a toast either way. */
+  setActive: (key: ApiKey, active: boolean) => Promise<void>;
+  /** Asks for confirmation, then deletes; `onDeleted` runs after a successful delete. */
+  requestDelete: (key: ApiKey, onDeleted?: () => void) => void;
+  pendingId: number | null;
+  /** The confirmation dialog: render it once on the page. */
+  dialog: ReactNode;
+}
+
+export function useKeyActions(): KeyActions {
+  const setActiveMutation = useSetApiKeyActive();
+  const deleteMutation = useDeleteApiKey();
+  const [pendingId, setPendingId] = useState<number | null>(null);
+  const [toDelete, setToDelete] = useState<{ key: ApiKey; onDeleted?: () => void } | null>(null);
+
+  const setActive = async (key: ApiKey, active: boolean) => {
+    setPendingId(key.id);
+    try {
+      await setActiveMutation.mutateAsync({ id: key.id, active });
+      toast.success(active ? 'API key activated' : 'API key deactivated', {
+        description: active ? `${key.name} can be used again.` : `Calls made with ${key.name} are refused from now on.`,
+      });
+    } catch (error) {
+      toast.error(active ? 'Failed to activate API key' : 'Failed to deactivate API key', { description: errorDetail(error) });
+    } finally {
+      setPendingId(null);
+    }
+  };
+
+  const confirmDelete = async () => {
+    if (!toDelete) return;
+    try {
+      await deleteMutation.mutateAsync(toDelete.key.id);
+      toast.success('API key deleted', { description: `${toDelete.key.name} no longer works.` });
+      toDelete.onDeleted?.();
+      setToDelete(null);
+    } catch (error) {
+      toast.error('Failed to delete API key', { description: errorDetail(error) });
+    }
+  };
+
+  const dialog = (
+    <AlertDialog open={toDelete !== null} onOpenChange={(open) => !open && !deleteMutation.isPending && setToDelete(null)}>
+      <AlertDialogContent>
+        <AlertDialogHeader>
+          <AlertDialogTitle>Delete {toDelete?.key.name}?</AlertDialogTitle>
+          <AlertDialogDescription>
+            Every script or service that uses this key (<span className="font-mono">{toDelete?.key.key_prefix}…</span>) stops
+            working at once. This action cannot be undone.
+          </AlertDialogDescription>
+        </AlertDialogHeader>
+        <AlertDialogFooter>
+          <AlertDialogCancel disabled={deleteMutation.isPending}>Cancel</AlertDialogCancel>
+          <AlertDialogAction
+            variant="destructive"
+            disabled={deleteMutation.isPending}
+            onClick={(event) => {
+              event.preventDefault();
+              void confirmDelete();
+            }}
+          >
+            {deleteMutation.isPending ? <Spinner /> : null}
+            Delete API key
+          </AlertDialogAction>
+        </AlertDialogFooter>
+      </AlertDialogContent>
+    </AlertDialog>
+  );
+
+  return {
+    setActive,
+    requestDelete: (key, onDeleted) => setToDelete({ key, onDeleted }),
+    pendingId,
+    dialog,
+  };
+}

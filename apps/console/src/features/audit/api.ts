@@ -1,0 +1,45 @@
+import type { AuditLog } from '@launchbay/contract';
+import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { api, isApiError } from '@/lib/api';
+
+export const AUDIT_PAGE_SIZE = 50;
+
+export interface AuditQuery {
+  page: number;
+  actor?: string;
+  action?: string;
+  target_type?: string;
+  target_id?: string;
+  /** ISO date-times (the server wants an offset; toISOString gives 'Z'). */
+  from?: string;
+  to?: string;
+}
+
+export interface AuditLogPage {
+  logs: AuditLog[];
+  total: number;
+  page: number;
+  per_page: number;
+}
+
+const noRetryOn4xx = (failureCount: number, error: unknown) =>
+  failureCount < 2 && !(isApiError(error) && error.status >= 400 && error.status < 500);
+
+export function useAuditLogs(query: AuditQuery) {
+  return useQuery({
+    queryKey: ['audit', 'logs', query],
+    queryFn: ({ signal }) => api<AuditLogPage>('/audit/logs', { signal, query: { ...query, per_page: AUDIT_PAGE_SIZE } }),
+    placeholderData: keepPreviousData,
+    retry: noRetryOn4xx,
+  });
+}
+
+export function useAuditLog(id: number | null, initial?: AuditLog) {
+  return useQuery({
+    queryKey: ['audit', 'log', id],
+    queryFn: ({ signal }) => api<AuditLog>(`/audit/logs/${id}`, { signal }),
+    enabled: id !== null,
+    initialData: initial,
+    retry: noRetryOn4xx,
+  });
+}

@@ -1,0 +1,396 @@
+import {
+  ACCESS_MODES,
+  type AccessMode,
+  LETS_ENCRYPT_DIRECTORY,
+  type PlatformSettings,
+  platformSettingsSchema,
+} from '@launchbay/contract';
+import { ShieldAlert } from 'lucide-react';
+import { type ReactNode, useMemo } from 'react';
+import { Controller } from 'react-hook-form';
+import { z } from 'zod';
+import { EmptyState, Page } from '@/components/layout/page';
+import { SettingsNav } from '@/components/layout/sub-nav';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { FieldError } from '@/components/ui/field-error';
+import { Input } from '@/components/ui/input';
+import { Label } from '@/components/ui/label';
+import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui/select';
+import { Skeleton } from '@/components/ui/skeleton';
+import { Switch } from '@/components/ui/switch';
+import { useCurrentUser } from '@/features/auth/api';
+import { ACCESS_MODE_LABEL } from '@/features/platform/api';
+import { errorDetail } from '@/lib/api';
+import { useSettings } from './api';
+import { SettingsSection, useSectionForm } from './section';
+
+const shape = platformSettingsSchema.shape;
+const LETS_ENCRYPT_STAGING = 'https://acme-staging-v02.api.letsencrypt.org/directory';
+
+/** An optional text setting: an empty field means null; anything else must pass the contract's schema. */
+const optionalText = <T,>(schema: z.ZodType<T, string | null>) =>
+  z
+    .string()
+    .transform((value) => (value.trim() === '' ? null : value.trim()))
+    .pipe(schema);
+
+/** Days as typed (a string) to the contract's number schema and its range messages. */
+const days = <T,>(schema: z.ZodType<T, number>) =>
+  z.string().trim().regex(/^\d+$/, 'Enter a whole number of days').transform(Number).pipe(schema);
+
+const ACCESS_MODE_HINT: Record<AccessMode, string> = {
+  local: 'Reached on this machine or its local network only.',
+  nat: 'Behind a router that forwards ports 80 and 443 to this machine.',
+  cloudflare_tunnel: 'Traffic arrives through a Cloudflare Tunnel; no open ports needed.',
+  direct: 'This machine has its own public IP address.',
+};
+
+function Field({
+  id,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  id: string;
+  label: string;
+  hint?: ReactNode;
+  error?: string;
+  children: ReactNode;
+}) {
+  return (
+    <div className="grid content-start gap-2">
+      <Label htmlFor={id}>{label}</Label>
+      {children}
+      {error ? <FieldError message={error} /> : hint ? <p className="text-muted-foreground text-xs">{hint}</p> : null}
+    </div>
+  );
+}
+
+const generalSchema = z.object({
+  external_url: optionalText(shape.external_url),
+  base_domain: optionalText(shape.base_domain),
+  access_mode: shape.access_mode,
+});
+
+function GeneralSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
+  const values = useMemo(
+    () => ({
+      external_url: settings.external_url ?? '',
+      base_domain: settings.base_domain ?? '',
+      access_mode: settings.access_mode,
+    }),
+    [settings],
+  );
+  const section = useSectionForm({ schema: generalSchema, values, current: settings });
+  const { register, control, formState, watch } = section.form;
+  const baseDomain = watch('base_domain').trim().toLowerCase();
+  return (
+    <SettingsSection title="General" description="How people and apps reach this platform." section={section} readOnly={readOnly}>
+      <Field
+        id="settings-external-url"
+        label="External URL"
+        hint="The address of this console, used in links and notifications. Leave empty to use the address in the browser."
+        error={formState.errors.external_url?.message}
+      >
+        <Input
+          id="settings-external-url"
+          type="url"
+          inputMode="url"
+          placeholder="https://launchbay.example.com"
+          aria-invalid={formState.errors.external_url ? true : undefined}
+          {...register('external_url')}
+        />
+      </Field>
+      <Field
+        id="settings-base-domain"
+        label="Base domain"
+        hint={
+          baseDomain ? (
+            <>
+              Apps get addresses such as <span className="font-mono">my-app.{baseDomain}</span>. Point a wildcard DNS record (
+              <span className="font-mono">*.{baseDomain}</span>) at this machine.
+            </>
+          ) : (
+            'Apps get addresses under this domain, e.g. my-app.apps.example.com.'
+          )
+        }
+        error={formState.errors.base_domain?.message}
+      >
+        <Input
+          id="settings-base-domain"
+          placeholder="apps.example.com"
+          autoCapitalize="none"
+          spellCheck={false}
+          aria-invalid={formState.errors.base_domain ? true : undefined}
+          {...register('base_domain')}
+        />
+      </Field>
+      <Controller
+        control={control}
+        name="access_mode"
+        render={({ field, fieldState }) => (
+          <Field
+            id="settings-access-mode"
+            label="Access mode"
+            hint={ACCESS_MODE_HINT[field.value]}
+            error={fieldState.error?.message}
+          >
+            <Select value={field.value} onValueChange={(value) => field.onChange(value as AccessMode)} disabled={readOnly}>
+              <SelectTrigger id="settings-access-mode" className="sm:w-72" onBlur={field.onBlur}>
+                <SelectValue />
+              </SelectTrigger>
+              <SelectContent>
+                {ACCESS_MODES.map((mode) => (
+                  <SelectItem key={mode} value={mode}>
+                    {ACCESS_MODE_LABEL[mode]}
+                  </SelectItem>
+                ))}
+              </SelectContent>
+            </Select>
+          </Field>
+        )}
+      />
+    </SettingsSection>
+  );
+}
+
+const tlsSchema = z.object({
+  acme_directory_url: shape.acme_directory_url,
+  acme_contact_email: optionalText(shape.acme_contact_email),
+});
+
+const quickLink =
+  'rounded-sm font-medium text-foreground underline underline-offset-4 outline-none hover:text-foreground/80 focus-visible:ring-2 focus-visible:ring-ring/50';
+
+function TlsSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
+  const values = useMemo(
+    () => ({ acme_directory_url: settings.acme_directory_url, acme_contact_email: settings.acme_contact_email ?? '' }),
+    [settings],
+  );
+  const section = useSectionForm({ schema: tlsSchema, values, current: settings });
+  const { register, formState, watch, setValue } = section.form;
+  const directory = watch('acme_directory_url').trim();
+  const use = (url: string) => setValue('acme_directory_url', url, { shouldDirty: true, shouldValidate: true });
+  return (
+    <SettingsSection
+      title="TLS certificates"
+      description="Launchbay requests and renews certificates from an ACME certificate authority."
+      section={section}
+      readOnly={readOnly}
+    >
+      <Field
+        id="settings-acme-directory"
+        label="ACME directory URL"
+        error={formState.errors.acme_directory_url?.message}
+        hint={
+          <span className="flex flex-wrap items-center gap-x-2 gap-y-1">
+            {directory === LETS_ENCRYPT_DIRECTORY ? (
+              <Badge variant="success">Let's Encrypt</Badge>
+            ) : directory === LETS_ENCRYPT_STAGING ? (
+              <Badge variant="warning">Let's Encrypt staging</Badge>
+            ) : null}
+            <span>Default: Let's Encrypt. Any ACME v2 directory works (ZeroSSL, Buypass, your own CA).</span>
+            {readOnly ? null : (
+              <span className="flex gap-3">
+                {directory === LETS_ENCRYPT_DIRECTORY ? null : (
+                  <button type="button" className={quickLink} onClick={() => use(LETS_ENCRYPT_DIRECTORY)}>
+                    Use Let's Encrypt
+                  </button>
+                )}
+                {directory === LETS_ENCRYPT_STAGING ? null : (
+                  <button type="button" className={quickLink} onClick={() => use(LETS_ENCRYPT_STAGING)}>
+                    Use the staging directory (for tests)
+                  </button>
+                )}
+              </span>
+            )}
+          </span>
+        }
+      >
+        <Input
+          id="settings-acme-directory"
+          type="url"
+          inputMode="url"
+          spellCheck={false}
+          className="font-mono text-sm md:text-xs"
+          aria-invalid={formState.errors.acme_directory_url ? true : undefined}
+          {...register('acme_directory_url')}
+        />
+      </Field>
+      <Field
+        id="settings-acme-email"
+        label="Contact email"
+        hint="The certificate authority writes here about expiring certificates and problems. Optional."
+        error={formState.errors.acme_contact_email?.message}
+      >
+        <Input
+          id="settings-acme-email"
+          type="email"
+          placeholder="ops@example.com"
+          className="sm:max-w-sm"
+          aria-invalid={formState.errors.acme_contact_email ? true : undefined}
+          {...register('acme_contact_email')}
+        />
+      </Field>
+    </SettingsSection>
+  );
+}
+
+const retentionSchema = z.object({
+  log_retention_days: days(shape.log_retention_days),
+  analytics_retention_days: days(shape.analytics_retention_days),
+  audit_retention_days: days(shape.audit_retention_days),
+});
+
+const RETENTION_FIELDS = [
+  { name: 'log_retention_days', label: 'Logs', hint: 'Build, runtime and proxy logs.', min: 1 },
+  { name: 'analytics_retention_days', label: 'Analytics', hint: 'Page views, sessions, events and replays.', min: 1 },
+  { name: 'audit_retention_days', label: 'Audit log', hint: 'Who changed what. At least 7 days.', min: 7 },
+] as const;
+
+function RetentionSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
+  const values = useMemo(
+    () => ({
+      log_retention_days: String(settings.log_retention_days),
+      analytics_retention_days: String(settings.analytics_retention_days),
+      audit_retention_days: String(settings.audit_retention_days),
+    }),
+    [settings],
+  );
+  const section = useSectionForm({ schema: retentionSchema, values, current: settings });
+  const { register, formState } = section.form;
+  return (
+    <SettingsSection
+      title="Data retention"
+      description="How long Launchbay keeps data before it is deleted for good (checked every hour)."
+      section={section}
+      readOnly={readOnly}
+    >
+      <div className="grid gap-5 sm:grid-cols-3">
+        {RETENTION_FIELDS.map((field) => {
+          const id = `settings-${field.name}`;
+          const error = formState.errors[field.name]?.message;
+          return (
+            <Field key={field.name} id={id} label={field.label} hint={field.hint} error={error}>
+              <div className="relative">
+                <Input
+                  id={id}
+                  type="number"
+                  inputMode="numeric"
+                  min={field.min}
+                  max={3650}
+                  step={1}
+                  className="pr-12 tabular-nums [appearance:textfield] [&::-webkit-inner-spin-button]:appearance-none [&::-webkit-outer-spin-button]:appearance-none"
+                  aria-invalid={error ? true : undefined}
+                  {...register(field.name)}
+                />
+                <span className="pointer-events-none absolute inset-y-0 right-3 flex items-center text-muted-foreground text-sm">
+                  days
+                </span>
+              </div>
+            </Field>
+          );
+        })}
+      </div>
+    </SettingsSection>
+  );
+}
+
+const previewSchema = z.object({ preview_environments_enabled: shape.preview_environments_enabled });
+
+function PreviewSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
+  const values = useMemo(() => ({ preview_environments_enabled: settings.preview_environments_enabled }), [settings]);
+  const section = useSectionForm({ schema: previewSchema, values, current: settings });
+  return (
+    <SettingsSection
+      title="Preview environments"
+      description="Temporary deployments for branches and pull requests."
+      section={section}
+      readOnly={readOnly}
+    >
+      <Controller
+        control={section.form.control}
+        name="preview_environments_enabled"
+        render={({ field }) => (
+          <div className="flex items-start justify-between gap-4 rounded-lg border p-4">
+            <div className="grid gap-1">
+              <Label id="settings-preview-label" htmlFor="settings-preview-environments">
+                Enable preview environments
+              </Label>
+              <p id="settings-preview-hint" className="text-muted-foreground text-xs">
+                Deploy each branch or pull request to its own address under the base domain
+                {settings.base_domain ? (
+                  <>
+                    {' '}
+                    (<span className="font-mono">pr-42.my-app.{settings.base_domain}</span>)
+                  </>
+                ) : null}
+                .
+              </p>
+            </div>
+            <Switch
+              id="settings-preview-environments"
+              checked={field.value}
+              onCheckedChange={field.onChange}
+              onBlur={field.onBlur}
+              aria-labelledby="settings-preview-label"
+              aria-describedby="settings-preview-hint"
+            />
+          </div>
+        )}
+      />
+    </SettingsSection>
+  );
+}
+
+export default function SettingsPage() {
+  const { data: settings, isPending, isError, error, refetch, isFetching } = useSettings();
+  const { data: me } = useCurrentUser();
+  const readOnly = !me?.roles.includes('admin');
+
+  return (
+    <Page title="Settings" documentTitle="Settings" description="Platform-wide configuration for this Launchbay installation.">
+      <SettingsNav />
+      {isPending ? (
+        <div className="grid max-w-4xl gap-6">
+          <Skeleton className="h-80 rounded-xl" />
+          <Skeleton className="h-64 rounded-xl" />
+        </div>
+      ) : isError ? (
+        <EmptyState
+          title="Could not load settings"
+          description={errorDetail(error)}
+          action={
+            <Button variant="outline" onClick={() => void refetch()} disabled={isFetching}>
+              Retry
+            </Button>
+          }
+        />
+      ) : (
+        <div className="grid max-w-4xl gap-6">
+          {readOnly ? (
+            <div
+              role="note"
+              className="flex items-start gap-3 rounded-lg border bg-muted/50 p-4 text-sm"
+              data-testid="settings-read-only"
+            >
+              <ShieldAlert className="mt-0.5 size-4 shrink-0 text-muted-foreground" />
+              <div>
+                <p className="font-medium">Read-only</p>
+                <p className="text-muted-foreground">
+                  You can see these settings, but changing them needs the admin role. Ask an administrator of this platform.
+                </p>
+              </div>
+            </div>
+          ) : null}
+          <GeneralSection settings={settings} readOnly={readOnly} />
+          <TlsSection settings={settings} readOnly={readOnly} />
+          <RetentionSection settings={settings} readOnly={readOnly} />
+          <PreviewSection settings={settings} readOnly={readOnly} />
+        </div>
+      )}
+    </Page>
+  );
+}
