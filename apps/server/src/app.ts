@@ -32,9 +32,11 @@ import { notificationRoutes } from './modules/notifications/routes';
 import { platformRoutes } from './modules/platform/routes';
 import { projectRoutes } from './modules/projects/routes';
 import { settingsRoutes } from './modules/settings/routes';
+import { accessModeNow } from './modules/settings/service';
 import { userRoutes } from './modules/users/routes';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
+const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 /** Routes anyone may call: the OpenAPI document marks them with `security: []`. */
 export const PUBLIC_ROUTES = [
   'POST /api/auth/login',
@@ -113,7 +115,9 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: BODY_LIMIT_BYTES,
-    trustProxy: ctx.config.accessMode !== 'direct' ? ['127.0.0.1', '::1'] : false,
+    // Behind a local proxy or tunnel the client address comes from X-Forwarded-For; reached
+    // directly, nobody is trusted to say it. Follows the access mode setting without a restart.
+    trustProxy: (address) => LOOPBACK.has(address) && accessModeNow(ctx) !== 'direct',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
   }).withTypeProvider<ZodTypeProvider>();
 

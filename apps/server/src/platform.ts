@@ -9,6 +9,7 @@ import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import type { App, AppContext } from './lib/http';
 import { createSessionStore } from './modules/auth/sessions';
 import { startNotificationWorker } from './modules/notifications/dispatcher';
+import { getSettings } from './modules/settings/service';
 import { ensureFirstAdmin } from './modules/users/bootstrap';
 
 export type Platform = {
@@ -50,6 +51,7 @@ export async function startPlatform(config: Config, logger: Logger = pino({ leve
       databaseKind: embedded ? 'embedded' : 'external',
       startedAt,
     };
+    await getSettings(ctx); // primes the synchronous readers (proxy trust follows the access mode)
     const app = await buildApp(ctx, logger);
     const address = await app.listen({ port: config.port, host: config.host });
     const port = new URL(address).port;

@@ -154,6 +154,23 @@ describe('configuration from the environment', () => {
     expect((await configured.ctx.pool.query(lastSessionIp)).rows[0]?.ip).toBe('127.0.0.1');
   });
 
+  it('proxy trust follows the access mode setting at once, without a restart', async () => {
+    const admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const lastSessionIp = 'SELECT ip FROM sessions ORDER BY id DESC LIMIT 1';
+    const loginFromForwarded = async () => {
+      const login = await api.call('POST', '/auth/login', {
+        body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD },
+        headers: { 'x-forwarded-for': '192.0.2.45' },
+      });
+      expect(login.status).toBe(200);
+      return (await platform.ctx.pool.query(lastSessionIp)).rows[0]?.ip;
+    };
+    expect((await api.call('PUT', '/settings', { token: admin, body: { access_mode: 'direct' } })).status).toBe(200);
+    expect(await loginFromForwarded()).toBe('127.0.0.1');
+    expect((await api.call('PUT', '/settings', { token: admin, body: { access_mode: 'local' } })).status).toBe(200);
+    expect(await loginFromForwarded()).toBe('192.0.2.45');
+  });
+
   it('refuses a bad configuration with a message naming each bad variable', () => {
     expect(() => loadConfig({ ACCESS_MODE: 'everywhere', PUBLIC_IP: '999.1.1.1', DATABASE_URL: 'mysql://x' })).toThrow(
       /Invalid configuration:\n(?=[\s\S]*ACCESS_MODE)(?=[\s\S]*PUBLIC_IP)(?=[\s\S]*DATABASE_URL must start with postgres:\/\/)/,

@@ -24,6 +24,16 @@ export function defaultSettings(ctx: Pick<AppContext, 'config'>): PlatformSettin
  */
 const CACHE_MS = 5_000;
 const cache = new WeakMap<object, { value: PlatformSettings; at: number }>();
+/** The last settings read on this node, kept past the cache time for synchronous readers. */
+const lastKnown = new WeakMap<object, PlatformSettings>();
+
+/**
+ * The access mode as last read, for code that cannot wait for a query (the proxy-trust check runs
+ * on every request). Reads refresh it; an update on this node applies at once.
+ */
+export function accessModeNow(ctx: Pick<AppContext, 'db' | 'config'>): PlatformSettings['access_mode'] {
+  return lastKnown.get(ctx.db)?.access_mode ?? ctx.config.accessMode;
+}
 
 export async function getSettings(ctx: Pick<AppContext, 'db' | 'config'>): Promise<PlatformSettings> {
   const hit = cache.get(ctx.db);
@@ -35,6 +45,7 @@ export async function getSettings(ctx: Pick<AppContext, 'db' | 'config'>): Promi
   const parsed = platformSettingsSchema.safeParse(merged);
   const value = parsed.success ? parsed.data : defaultSettings(ctx);
   cache.set(ctx.db, { value, at: Date.now() });
+  lastKnown.set(ctx.db, value);
   return value;
 }
 
