@@ -52,6 +52,11 @@ const SEGMENT_LABELS: Record<string, string> = {
   logs: 'Logs',
 };
 
+/** Path prefixes that have no page of their own: they are skipped when a deeper page follows. */
+const NO_PAGE = new Set(['/setup', '/ip', '/monitoring/providers/edit', '/backups/s3-sources', '/projects/import']);
+/** Prefixes whose list page lives elsewhere. */
+const LIST_PAGE: Record<string, string> = { '/git-providers': '/git-sources' };
+
 /** Breadcrumbs from the path: each segment links to its prefix. */
 export function breadcrumbsFor(pathname: string): Crumb[] {
   const segments = pathname.split('/').filter(Boolean);
@@ -60,11 +65,10 @@ export function breadcrumbsFor(pathname: string): Crumb[] {
   segments.forEach((segment, index) => {
     to += `/${segment}`;
     const decoded = decodeURIComponent(segment);
-    // /setup has no page of its own; /git-providers/{id} belongs under Git providers.
-    if (segment === 'setup' && segments[index + 1]) return;
-    const label = SEGMENT_LABELS[segment] ?? decoded;
+    if (NO_PAGE.has(to) && segments[index + 1]) return;
     const isProjectSlug = index === 1 && segments[0] === 'projects' && !SEGMENT_LABELS[segment];
-    crumbs.push({ label: isProjectSlug ? decoded : label, to });
+    const label = isProjectSlug ? decoded : (SEGMENT_LABELS[segment] ?? (/^\d+$/.test(decoded) ? `#${decoded}` : decoded));
+    crumbs.push({ label, to: LIST_PAGE[to] ?? to });
   });
   return crumbs;
 }
