@@ -2,7 +2,8 @@
  * Launchbay benchmarks (`npm run bench`). Figures, all on this machine over loopback:
  *  - start: `node apps/server/dist/main.js` to the first successful login, on a new data folder
  *    (initdb included) and on an existing one;
- *  - GET /api/user/me throughput and p99 at 200 concurrent connections, embedded and external PostgreSQL;
+ *  - GET /api/user/me throughput and p99 at 200 concurrent connections (autocannon, median of three 10 s runs
+ *    after a 5 s warm-up), embedded and external PostgreSQL;
  *  - idle memory a minute after start: the Node process plus its embedded PostgreSQL processes (RSS and PSS);
  *  - the gzipped JS and CSS the login page loads in Chromium.
  * Options: --quick (shorter load runs and a 10 s idle wait, for a smoke check).
@@ -21,7 +22,7 @@ const quick = process.argv.includes('--quick');
 const MAIN = path.resolve('apps/server/dist/main.js');
 const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 const CONCURRENCY = 200;
-const LOAD_SECONDS = quick ? 5 : 15;
+const LOAD_SECONDS = quick ? 5 : 10;
 const IDLE_SECONDS = quick ? 10 : 60;
 
 type Server = { proc: ChildProcess; url: string; readyMs: number; stop(): Promise<void> };
@@ -112,18 +113,25 @@ async function measureStarts() {
   return { firstStartMs: median(first), laterStartMs: median(later), runs: { first, later } };
 }
 
+/** Warm-up, then three timed runs: the median run is reported, with every run's figures kept. */
 async function load(url: string, token: string) {
   const run = (duration: number) =>
     autocannon({ url: `${url}/api/user/me`, connections: CONCURRENCY, duration, headers: { authorization: `Bearer ${token}` } });
-  await run(2); // warm-up: JIT, pool connections, session cache
-  const result = await run(LOAD_SECONDS);
-  return {
-    requestsPerSecond: Math.round(result.requests.average),
-    p50Ms: result.latency.p50,
-    p99Ms: result.latency.p99,
-    errors: result.errors,
-    non2xx: result.non2xx,
-  };
+  await run(5); // warm-up: JIT, pool connections, session cache
+  const runs = [];
+  for (let i = 0; i < 3; i++) {
+    const result = await run(LOAD_SECONDS);
+    runs.push({
+      requestsPerSecond: Math.round(result.requests.average),
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      maxMs: result.latency.max,
+      errors: result.errors,
+      non2xx: result.non2xx,
+    });
+  }
+  const byP99 = [...runs].sort((a, b) => a.p99Ms - b.p99Ms);
+  return { ...(byP99[1] as (typeof runs)[number]), runs };
 }
 
 function descendants(pid: number): number[] {
@@ -250,14 +258,15 @@ async function main() {
   const x = results.external as Awaited<ReturnType<typeof load>>;
   const m = results.idleMemory as Awaited<ReturnType<typeof idleMemory>>;
   const l = results.loginPage as Awaited<ReturnType<typeof loginPageAssets>>;
+  const p99s = (r: typeof e) => r.runs.map((run) => run.p99Ms).join('/');
   console.log('\nLaunchbay benchmark');
   console.log(`  first start (new data folder) to first login   ${fmt(starts.firstStartMs, 0)} ms   (target < 3000)`);
   console.log(`  later start to first login                      ${fmt(starts.laterStartMs, 0)} ms   (target < 1500)`);
   console.log(
-    `  GET /api/user/me, embedded PG, c=${CONCURRENCY}           ${e.requestsPerSecond} req/s, p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms (target p99 < 10), errors ${e.errors}, non-2xx ${e.non2xx}`,
+    `  GET /api/user/me, embedded PG, c=${CONCURRENCY}           ${e.requestsPerSecond} req/s, p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms (runs ${p99s(e)}; target < 10), errors ${e.errors}, non-2xx ${e.non2xx}`,
   );
   console.log(
-    `  GET /api/user/me, external PG 15, c=${CONCURRENCY}        ${x.requestsPerSecond} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms (target p99 < 10), errors ${x.errors}, non-2xx ${x.non2xx}`,
+    `  GET /api/user/me, external PG 15, c=${CONCURRENCY}        ${x.requestsPerSecond} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms (runs ${p99s(x)}; target < 10), errors ${x.errors}, non-2xx ${x.non2xx}`,
   );
   console.log(
     `  idle memory after ${m.afterSeconds} s (${m.processes} processes)      RSS ${fmt(m.totalRssMb)} MB, PSS ${fmt(m.totalPssMb)} MB, Node alone ${fmt(m.nodeRssMb)} MB (target < 200)`,

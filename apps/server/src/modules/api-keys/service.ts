@@ -178,8 +178,7 @@ const lastUseWritten = new TtlCache<number, true>(60_000, 10_000);
 export async function resolveApiKey(ctx: AppContext, secret: string, ip: string): Promise<Principal> {
   if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 120) throw unauthorized('Invalid API key');
   const hash = sha256(secret);
-  let resolved = keyCache.get(hash);
-  if (!resolved) {
+  const resolved = await keyCache.getOrLoad(hash, async (): Promise<ResolvedKey | 'unknown'> => {
     const [found] = await ctx.db
       .select({
         key: apiKeys,
@@ -196,24 +195,23 @@ export async function resolveApiKey(ctx: AppContext, secret: string, ip: string)
       .innerJoin(users, eq(users.id, apiKeys.userId))
       .where(eq(apiKeys.secretHash, hash))
       .limit(1);
-    resolved =
-      found && !found.disabled
-        ? {
-            row: found.key,
-            principal: {
-              userId: found.key.userId,
-              sessionId: 0,
-              username: found.username,
-              email: found.email,
-              avatarUrl: found.avatarUrl,
-              roles: found.roles,
-              mfaEnabled: found.mfaSecret !== null,
-              apiKey: { id: found.key.id, name: found.key.name, permissions: found.key.permissions as Permission[] },
-            },
-          }
-        : 'unknown';
-    keyCache.set(hash, resolved);
-  }
+    return found && !found.disabled
+      ? {
+          row: found.key,
+          principal: {
+            userId: found.key.userId,
+            sessionId: 0,
+            username: found.username,
+            email: found.email,
+            avatarUrl: found.avatarUrl,
+            roles: found.roles,
+            mfaEnabled: found.mfaSecret !== null,
+            apiKey: { id: found.key.id, name: found.key.name, permissions: found.key.permissions as Permission[] },
+          },
+        }
+      : 'unknown';
+  });
+  if (!resolved) throw unauthorized('Invalid API key');
   if (resolved === 'unknown') throw unauthorized('Invalid API key');
   if (!resolved.row.isActive) throw unauthorized('This API key is deactivated');
   if (resolved.row.expiresAt && new Date(resolved.row.expiresAt).getTime() <= Date.now())

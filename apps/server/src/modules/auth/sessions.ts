@@ -93,13 +93,8 @@ export function createSessionStore(ctx: Pick<AppContext, 'db' | 'config'>) {
     async resolve(token: string, kind: SessionKind = 'session'): Promise<Principal | null> {
       if (!token.startsWith(SESSION_TOKEN_PREFIX) || token.length > 100) return null;
       // Keyed by the token itself: a hit costs no hashing (the cache never leaves this process).
-      let entry = cache.get(token);
-      if (!entry) {
-        const loaded = await load(sha256(token));
-        if (!loaded) return null;
-        entry = loaded;
-        cache.set(token, entry);
-      }
+      const entry = await cache.getOrLoad(token, async () => (await load(sha256(token))) ?? undefined);
+      if (!entry) return null;
       if (entry.kind !== kind || entry.expiresAt < Date.now()) return null;
       const { sessionId } = entry.principal;
       if (!lastTouched.get(sessionId)) {
