@@ -1,5 +1,5 @@
 import type pg from 'pg';
-import { type Logger, pino } from 'pino';
+import type { Logger } from 'pino';
 import { buildApp } from './app';
 import type { Config } from './config';
 import { createDb, createPool } from './db/client';
@@ -7,6 +7,7 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded';
 import { runMigrations } from './db/migrate';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import type { App, AppContext } from './lib/http';
+import { createLogger } from './lib/logger';
 import { createSessionStore } from './modules/auth/sessions';
 import { startNotificationWorker } from './modules/notifications/dispatcher';
 import { getSettings } from './modules/settings/service';
@@ -22,7 +23,7 @@ export type Platform = {
 };
 
 /** Starts everything the control plane needs, in order: database, migrations, first admin, HTTP. */
-export async function startPlatform(config: Config, logger: Logger = pino({ level: config.logLevel })): Promise<Platform> {
+export async function startPlatform(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Platform> {
   const startedAt = Date.now();
   let embedded: EmbeddedPostgres | undefined;
   let connection: pg.PoolConfig;
