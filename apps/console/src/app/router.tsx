@@ -63,7 +63,7 @@ export const routes: RouteObject[] = [
     errorElement: <RouteError />,
     children: [
       {
-        errorElement: <RouteError />,
+        errorElement: <RouteError inShell />,
         children: [
           { index: true, element: <Navigate to="/dashboard" replace /> },
           { path: 'dashboard', lazy: page(() => import('@/features/dashboard/dashboard-page')) },

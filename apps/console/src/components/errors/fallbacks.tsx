@@ -42,9 +42,18 @@ export function PageErrorFallback({ reset }: FallbackProps) {
 }
 
 /** Full-page variant with the error's details and a way home (also used for chunk load failures). */
-export function FullPageErrorFallback({ error, reset }: Partial<FallbackProps> & { error: Error }) {
+export function FullPageErrorFallback({
+  error,
+  reset,
+  inShell = false,
+}: Partial<FallbackProps> & { error: Error; inShell?: boolean }) {
+  // Inside the shell it fills the content area (the sidebar and header stay); alone, the viewport.
+  const Wrapper = inShell ? 'div' : 'main';
   return (
-    <main role="alert" className="flex min-h-svh items-center justify-center bg-muted/40 p-6">
+    <Wrapper
+      role="alert"
+      className={cn('flex items-center justify-center p-6', inShell ? 'flex-1 py-16' : 'min-h-svh bg-muted/40')}
+    >
       <div className="w-full max-w-lg rounded-xl border bg-card p-8 shadow-sm">
         <div className="mb-5 flex size-12 items-center justify-center rounded-full bg-destructive/10 text-destructive">
           <AlertTriangle className="size-6" />
@@ -67,7 +76,7 @@ export function FullPageErrorFallback({ error, reset }: Partial<FallbackProps> &
           </Button>
         </div>
       </div>
-    </main>
+    </Wrapper>
   );
 }
 
