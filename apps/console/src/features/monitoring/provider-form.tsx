@@ -2,6 +2,7 @@ import { type NotificationProvider, PROVIDER_REQUIRED_MESSAGE, SECRET_MASK, TLS_
 import { AlertCircle } from 'lucide-react';
 import { type ReactNode, useId } from 'react';
 import {
+  type Control,
   Controller,
   type FieldErrors,
   type FieldValues,
@@ -127,6 +128,31 @@ function SwitchField({
       </div>
       <Switch id={id} checked={checked} onCheckedChange={onCheckedChange} disabled={disabled} />
     </div>
+  );
+}
+
+/** The provider's Enabled switch, shown when editing (the wizard always creates enabled providers). */
+function EnabledField<TValues extends FieldValues & { enabled: boolean }, TOut extends FieldValues>({
+  control,
+  id,
+}: {
+  control: Control<TValues, unknown, TOut>;
+  id: string;
+}) {
+  return (
+    <Controller
+      control={control}
+      name={'enabled' as Path<TValues>}
+      render={({ field }) => (
+        <SwitchField
+          id={`${id}-enabled`}
+          label="Enabled"
+          description="A disabled provider receives no alerts; a test still reaches it."
+          checked={field.value}
+          onCheckedChange={field.onChange}
+        />
+      )}
+    />
   );
 }
 
@@ -258,21 +284,7 @@ export function EmailProviderForm({
             {...register('name')}
           />
         </Field>
-        {mode === 'edit' ? (
-          <Controller
-            control={control}
-            name="enabled"
-            render={({ field }) => (
-              <SwitchField
-                id={`${id}-enabled`}
-                label="Enabled"
-                description="A disabled provider receives no alerts; a test still reaches it."
-                checked={field.value}
-                onCheckedChange={field.onChange}
-              />
-            )}
-          />
-        ) : null}
+        {mode === 'edit' ? <EnabledField control={control} id={id} /> : null}
 
         <section className="grid gap-4" aria-labelledby={`${id}-server`}>
           <div>
@@ -503,21 +515,7 @@ export function SlackProviderForm({
             {...register('name')}
           />
         </Field>
-        {mode === 'edit' ? (
-          <Controller
-            control={control}
-            name="enabled"
-            render={({ field }) => (
-              <SwitchField
-                id={`${id}-enabled`}
-                label="Enabled"
-                description="A disabled provider receives no alerts; a test still reaches it."
-                checked={field.value}
-                onCheckedChange={field.onChange}
-              />
-            )}
-          />
-        ) : null}
+        {mode === 'edit' ? <EnabledField control={control} id={id} /> : null}
         <Field
           id={`${id}-webhook`}
           label="Webhook URL"
