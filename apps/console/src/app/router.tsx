@@ -4,6 +4,7 @@ import { twMerge } from 'tailwind-merge';
 import { registerClassMerger } from '@/lib/utils';
 import { withChunkTimeout } from './lazy';
 import { RouteError } from './route-error';
+import { FullScreenLoader } from './status-screens';
 
 // The signed-in app can rely on tailwind-merge (see lib/utils.ts).
 registerClassMerger(twMerge);
@@ -60,6 +61,8 @@ export const routes: RouteObject[] = [
   {
     path: '/',
     lazy: async () => ({ Component: (await withChunkTimeout(() => import('./shell/app-shell'))).AppShell }),
+    // Shown while the shell chunk loads on the first render (also silences React Router's warning).
+    HydrateFallback: () => <FullScreenLoader />,
     errorElement: <RouteError />,
     children: [
       {
