@@ -1,3 +1,4 @@
+import { DEFAULT_NOTIFICATION_PREFERENCES } from '@launchbay/contract';
 import type { Page, Request } from '@playwright/test';
 import { expect, signIn, toast, unique } from '../fixtures';
 import {
@@ -22,27 +23,8 @@ const FORM_ERRORS = 'The form has errors, please check the fields and try again'
 const REQUIRED = 'Please fill in all required fields for the selected provider type';
 const DELETE_TEXT = 'This will permanently delete the provider. This action cannot be undone.';
 
-const DEFAULT_PREFERENCES = {
-  deployment_failures_enabled: true,
-  build_errors_enabled: true,
-  runtime_errors_enabled: true,
-  error_threshold: 10,
-  error_time_window: 5,
-  ssl_expiration_enabled: true,
-  ssl_days_before_expiration: 14,
-  domain_expiration_enabled: true,
-  dns_changes_enabled: true,
-  backup_failures_enabled: true,
-  s3_connection_issues_enabled: true,
-  retention_policy_violations_enabled: true,
-  backup_successes_enabled: false,
-  route_downtime_enabled: true,
-  load_balancer_issues_enabled: true,
-  email_enabled: true,
-  slack_enabled: true,
-  batch_similar_notifications: true,
-  minimum_severity: 'warning',
-};
+/** The server's defaults (the contract's), restored before each test. */
+const DEFAULT_PREFERENCES = { ...DEFAULT_NOTIFICATION_PREFERENCES };
 
 const isPreferencesPut = (request: Request) =>
   request.method() === 'PUT' && new URL(request.url()).pathname === '/api/notification-preferences';

@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { DEFAULT_NOTIFICATION_PREFERENCES } from '@launchbay/contract';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
@@ -18,27 +19,8 @@ import { sleep, startWebhookReceiver, type WebhookReceiver, type WebhookRequest,
 
 const ENV = { NOTIFICATION_BATCH_WINDOW_SECONDS: '1.5', NOTIFICATION_RETRY_BASE_MS: '150', NOTIFICATION_LEASE_SECONDS: '4' };
 
-const DEFAULTS = {
-  deployment_failures_enabled: true,
-  build_errors_enabled: true,
-  runtime_errors_enabled: true,
-  error_threshold: 10,
-  error_time_window: 5,
-  ssl_expiration_enabled: true,
-  ssl_days_before_expiration: 14,
-  domain_expiration_enabled: true,
-  dns_changes_enabled: true,
-  backup_failures_enabled: true,
-  s3_connection_issues_enabled: true,
-  retention_policy_violations_enabled: true,
-  backup_successes_enabled: false,
-  route_downtime_enabled: true,
-  load_balancer_issues_enabled: true,
-  email_enabled: true,
-  slack_enabled: true,
-  batch_similar_notifications: false,
-  minimum_severity: 'info',
-};
+/** The dispatcher tests start from the defaults with batching off and every severity let through. */
+const DEFAULTS = { ...DEFAULT_NOTIFICATION_PREFERENCES, batch_similar_notifications: false, minimum_severity: 'info' as const };
 
 type Delivery = {
   provider_id: number | null;
