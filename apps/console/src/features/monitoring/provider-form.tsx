@@ -229,6 +229,17 @@ function useProviderSubmit<TValues extends FieldValues, TBody>(
   return form.handleSubmit(onValid, onInvalid);
 }
 
+/** What both provider forms take: the values to start from, and what to do with a valid body. */
+type ProviderFormProps<TValues, TBody> = {
+  mode: ProviderFormMode;
+  defaultValues: TValues;
+  onSubmit: (body: TBody) => Promise<SubmitResult>;
+  disabled?: boolean;
+  className?: string;
+  /** The footer (buttons), rendered inside the form. */
+  children: (state: ProviderFormState) => ReactNode;
+};
+
 export function EmailProviderForm({
   mode,
   defaultValues,
@@ -236,15 +247,7 @@ export function EmailProviderForm({
   disabled,
   className,
   children,
-}: {
-  mode: ProviderFormMode;
-  defaultValues: EmailFormValues;
-  onSubmit: (body: EmailBody) => Promise<SubmitResult>;
-  disabled?: boolean;
-  className?: string;
-  /** The footer (buttons), rendered inside the form. */
-  children: (state: ProviderFormState) => ReactNode;
-}) {
+}: ProviderFormProps<EmailFormValues, EmailBody>) {
   const id = useId();
   const form = useForm<EmailFormValues, unknown, EmailBody>({ resolver: emailResolver, defaultValues });
   const { register, control, formState, watch, setValue, getValues } = form;
@@ -483,14 +486,7 @@ export function SlackProviderForm({
   disabled,
   className,
   children,
-}: {
-  mode: ProviderFormMode;
-  defaultValues: SlackFormValues;
-  onSubmit: (body: SlackBody) => Promise<SubmitResult>;
-  disabled?: boolean;
-  className?: string;
-  children: (state: ProviderFormState) => ReactNode;
-}) {
+}: ProviderFormProps<SlackFormValues, SlackBody>) {
   const id = useId();
   const form = useForm<SlackFormValues, unknown, SlackBody>({ resolver: slackResolver, defaultValues });
   const { register, control, formState, watch } = form;
