@@ -5,22 +5,18 @@ import fastifyCookie from '@fastify/cookie';
 import fastifyStatic from '@fastify/static';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import { API_KEY_PREFIX } from '@launchbay/contract';
-import Fastify, {
-  type FastifyBaseLogger,
-  type FastifyError,
-  type FastifyReply,
-  type FastifyRequest,
-  LogController,
-} from 'fastify';
+import { API_KEY_PREFIX, apiErrorSchema, findUnsafeText, UNSAFE_TEXT_MESSAGE } from '@launchbay/contract';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, LogController } from 'fastify';
 import {
   createJsonSchemaTransform,
-  hasZodFastifySchemaValidationErrors,
   serializerCompiler,
   validatorCompiler,
   type ZodTypeProvider,
 } from 'fastify-type-provider-zod';
-import { HttpError } from './lib/errors';
+import { z } from 'zod';
+import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerErrorHandling, sendError } from './http/errors';
+import { crossSiteRefusal, registerSecurityHeaders, sanitiseForwardedHeaders } from './http/security';
+import { badRequest, HttpError } from './lib/errors';
 import { type App, type AppContext, ROLE_LEVEL, roleLevel } from './lib/http';
 import { requiredPermission } from './modules/api-keys/permissions';
 import { apiKeyRoutes } from './modules/api-keys/routes';
@@ -32,11 +28,13 @@ import { notificationRoutes } from './modules/notifications/routes';
 import { platformRoutes } from './modules/platform/routes';
 import { projectRoutes } from './modules/projects/routes';
 import { settingsRoutes } from './modules/settings/routes';
-import { accessModeNow } from './modules/settings/service';
+import { accessModeNow, getSettings } from './modules/settings/service';
 import { userRoutes } from './modules/users/routes';
 
-export const BODY_LIMIT_BYTES = 1024 * 1024;
+export { BODY_LIMIT_BYTES };
+
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 /** Routes anyone may call: the OpenAPI document marks them with `security: []`. */
 export const PUBLIC_ROUTES = [
   'POST /api/auth/login',
@@ -51,21 +49,29 @@ function consoleDirectory(configured: string | undefined): string | undefined {
   return fs.existsSync(path.join(dir, 'index.html')) ? dir : undefined;
 }
 
-function sendError(
-  reply: FastifyReply,
-  status: number,
-  body: { detail: string; errors?: { path: string; message: string }[] } & Record<string, unknown>,
-) {
-  return reply.code(status).type('application/json').send(body);
-}
+const ERROR_BODY = { ...z.toJSONSchema(apiErrorSchema), $schema: undefined };
+const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: ERROR_BODY } } });
 
-/** The PostgreSQL error (SQLSTATE code and message) behind an error, whether drizzle wrapped it or not. */
-function databaseError(error: unknown): { code: string; message: string } | undefined {
-  for (let current = error, depth = 0; current instanceof Error && depth < 3; current = current.cause, depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code)) return { code, message: current.message };
+/** The error answers a route really gives, for the OpenAPI document (they all share the `{ detail, errors? }` body). */
+function errorResponses(route: { method: string | string[]; schema?: { params?: unknown; body?: unknown } }, isPublic: boolean) {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  const mutating = methods.some((m) => !SAFE_METHODS.has(m));
+  const schema = route.schema ?? {};
+  const responses: Record<string, unknown> = {
+    400: errorResponse('Bad input: `errors` lists each field and what is wrong with it'),
+  };
+  if (!isPublic) responses[401] = errorResponse('No valid session or API key');
+  if (!isPublic || mutating) {
+    responses[403] = errorResponse('Refused: the role or API key permission is missing, or a cross-site browser request');
   }
-  return undefined;
+  if (schema.params) responses[404] = errorResponse('No such id');
+  if (schema.body) {
+    responses[413] = errorResponse('Body larger than 1 MB');
+    responses[415] = errorResponse('Body not sent as application/json');
+  }
+  if (isPublic && mutating) responses[429] = errorResponse('Too many failed attempts: `retry_after` says when to try again');
+  responses[500] = errorResponse('Unexpected failure (logged on the server)');
+  return responses;
 }
 
 /** Decides who may call a route before its body is even read: 401 without credentials, 403 below the role. */
@@ -88,6 +94,12 @@ async function authorise(ctx: AppContext, request: FastifyRequest, reply: Fastif
     request.principal = token ? await ctx.sessions.resolve(token) : null;
   }
   const access = config.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'reader' : 'user');
+  // A browser sends the session cookie by itself; a bearer token has to be put there by a program.
+  if (!SAFE_METHODS.has(request.method) && !request.headers.authorization) {
+    const settings = await getSettings(ctx);
+    const refusal = crossSiteRefusal(request, [settings.external_url, ctx.config.publicUrl]);
+    if (refusal) return sendError(reply, 403, { detail: refusal });
+  }
   if (access === 'public') return;
   if (!request.principal) return sendError(reply, 401, { detail: keyRefusal ?? 'Authentication Required' });
   if (roleLevel(request.principal.roles) < ROLE_LEVEL[access]) {
@@ -119,8 +131,15 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     // directly, nobody is trusted to say it. Follows the access mode setting without a restart.
     trustProxy: (address) => LOOPBACK.has(address) && accessModeNow(ctx) !== 'direct',
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 500 },
+    frameworkErrors,
+    clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
+  // First of all hooks: nothing may read a client address from a forwarded header that does not parse.
+  app.addHook('onRequest', (request, _reply, done) => {
+    sanitiseForwardedHeaders(request);
+    done();
+  });
   app.setValidatorCompiler(validatorCompiler);
   app.setSerializerCompiler(serializerCompiler);
   app.decorateRequest('principal', null);
@@ -132,6 +151,8 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     defaultJsonParser(request, String(body), done);
   });
 
+  const consoleDir = consoleDirectory(ctx.config.consoleDir);
+  await registerSecurityHeaders(app, { consoleDir });
   await app.register(fastifyCookie);
   await app.register(fastifySwagger, {
     openapi: {
@@ -154,8 +175,12 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     transform: (input) => {
       const transformed = createJsonSchemaTransform({})(input);
       const key = `${input.route.method} ${input.url}`;
-      if (PUBLIC_ROUTES.includes(key)) return { ...transformed, schema: { ...transformed.schema, security: [] } };
-      return transformed;
+      const isPublic = PUBLIC_ROUTES.includes(key);
+      const schema = {
+        ...transformed.schema,
+        response: { ...errorResponses(input.route, isPublic), ...(transformed.schema.response as object | undefined) },
+      };
+      return { ...transformed, schema: isPublic ? { ...schema, security: [] } : schema };
     },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/api/docs', uiConfig: { docExpansion: 'list', deepLinking: true } });
@@ -163,45 +188,21 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
   app.addHook('onRequest', (request, reply) => authorise(ctx, request, reply));
   registerAuditHooks(app, ctx);
 
-  app.setErrorHandler((error: FastifyError, request, reply) => {
-    if (hasZodFastifySchemaValidationErrors(error)) {
-      const where = error.validationContext === 'body' ? '' : `${error.validationContext}.`;
-      const errors = error.validation.map((issue) => ({
-        path: `${where}${issue.instancePath.replace(/^\//, '').replace(/\//g, '.')}`.replace(/\.$/, '') || '(root)',
-        message: issue.message ?? 'Invalid value',
-      }));
-      const detail = [...new Set(errors.map((e) => (e.path === '(root)' ? e.message : `${e.path}: ${e.message}`)))].join('; ');
-      return sendError(reply, 400, { detail, errors });
+  registerErrorHandling(app);
+  // Before any schema: text that PostgreSQL or jsonb cannot hold is refused for every route at once.
+  app.addHook('preValidation', (request, _reply, done) => {
+    for (const [where, value] of [
+      ['', request.body],
+      ['query.', request.query],
+      ['params.', request.params],
+    ] as const) {
+      const found = findUnsafeText(value);
+      if (found) {
+        const path = `${where}${found.join('.')}`.replace(/\.$/, '') || '(root)';
+        return done(badRequest(`${path}: ${UNSAFE_TEXT_MESSAGE}`, [{ path, message: UNSAFE_TEXT_MESSAGE }]));
+      }
     }
-    if (error instanceof HttpError) {
-      if (error.headers) reply.headers(error.headers);
-      return sendError(reply, error.statusCode, {
-        detail: error.detail,
-        ...(error.errors ? { errors: error.errors } : {}),
-        ...error.extra,
-      });
-    }
-    switch (error.code) {
-      case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-        return sendError(reply, 400, { detail: `Malformed JSON body: ${error.message}` });
-      case 'FST_ERR_CTP_BODY_TOO_LARGE':
-        return sendError(reply, 413, { detail: `Request body is too large: the limit is ${BODY_LIMIT_BYTES / 1024} KB` });
-      case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-        return sendError(reply, 415, { detail: `Unsupported content type: send application/json` });
-    }
-    const database = databaseError(error);
-    if (database && (database.code.startsWith('22') || database.code === '54000')) {
-      // A data exception (a NUL character, a number past the column's range) or a value too large
-      // to index: input the schemas let through, so a bad request rather than a server failure.
-      request.log.warn({ err: error, url: request.url, method: request.method }, 'database refused a value');
-      return sendError(reply, 400, { detail: `Invalid value: ${database.message}` });
-    }
-    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
-      return sendError(reply, error.statusCode, { detail: error.message });
-    }
-    request.log.error({ err: error, url: request.url, method: request.method }, 'request failed');
-    return sendError(reply, 500, { detail: 'Internal server error: the failure was logged on the server' });
+    done();
   });
 
   await app.register(
@@ -218,7 +219,6 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     { prefix: '/api' },
   );
 
-  const consoleDir = consoleDirectory(ctx.config.consoleDir);
   if (consoleDir) {
     await app.register(fastifyStatic, {
       root: consoleDir,

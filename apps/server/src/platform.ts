@@ -5,6 +5,7 @@ import type { Config } from './config';
 import { createDb, createPool } from './db/client';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded';
 import { runMigrations } from './db/migrate';
+import { scopedDb } from './db/request-transaction';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import type { App, AppContext } from './lib/http';
 import { createLogger } from './lib/logger';
@@ -41,7 +42,8 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
   try {
     const applied = await runMigrations(pool);
     if (applied.length > 0) logger.info(`Applied database migrations: ${applied.join(', ')}`);
-    const db = createDb(pool);
+    // Follows the request transaction of a mutating API call (db/request-transaction.ts).
+    const db = scopedDb(createDb(pool));
     const firstAdmin = await ensureFirstAdmin(db, { email: config.adminEmail, password: config.adminPassword });
     const ctx: AppContext = {
       config,

@@ -29,3 +29,24 @@ export const messageSchema = z.object({ message: z.string() });
 
 export const PRODUCT_NAME = 'Launchbay';
 export const VERSION_LABEL = 'v1.0.0';
+
+// NUL cannot be stored in PostgreSQL text or jsonb, and a lone UTF-16 surrogate is not text at all
+// (jsonb refuses it): both are refused at validation, for every route, so no change can succeed
+// while its audit row fails.
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding NUL is the point
+const UNSAFE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+export const UNSAFE_TEXT_MESSAGE = 'Must not contain NUL characters or unpaired surrogates (invalid Unicode)';
+
+/** The path ('config.to_addresses.0') of the first string, or object key, holding unsafe text; undefined when clean. */
+export function findUnsafeText(value: unknown, path: string[] = [], depth = 0): string[] | undefined {
+  if (typeof value === 'string') return UNSAFE_TEXT.test(value) ? path : undefined;
+  if (depth > 32 || value === null || typeof value !== 'object') return undefined;
+  const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
+  for (const [key, item] of entries) {
+    if (UNSAFE_TEXT.test(key)) return [...path, key.replace(UNSAFE_TEXT, '?')];
+    const found = findUnsafeText(item, [...path, key], depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}

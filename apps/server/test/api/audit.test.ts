@@ -213,7 +213,7 @@ describe('mutations', () => {
     expect(JSON.stringify(changed.rows)).not.toContain('Another-Password-2');
   });
 
-  it('writes no row for refused or failed mutations, nor for reads', async () => {
+  it('writes no row for failed mutations nor for reads, and one "_denied" row for each refused (403) one', async () => {
     const reader = await api.userWithRole(admin, 'reader');
     const before = await lastAuditId(api, admin);
     const attempts = [
@@ -232,7 +232,18 @@ describe('mutations', () => {
       await api.call('GET', '/audit/logs', { token: admin }),
     ];
     expect(attempts.map((a) => a.status)).toEqual([400, 403, 404, 400, 401, 400, 200, 200, 200, 200]);
-    expect(await auditRowsAfter(api, admin, before)).toEqual([]);
+    const rows = await auditRowsAfter(api, admin, before);
+    expect(rows).toHaveLength(1);
+    expect(rows[0]).toMatchObject({
+      action: 'users.create_denied',
+      actor_type: 'user',
+      actor_user_id: reader.id,
+      status_code: 403,
+      method: 'POST',
+      path: '/api/users',
+    });
+    // The attempted change is there for the investigator, secrets redacted as everywhere.
+    expect(rows[0]?.summary).toMatchObject({ body: { username: 'x', password: '[redacted]' }, error: 403 });
   });
 
   it('records writes made with an API key as the key, and not its reads', async () => {

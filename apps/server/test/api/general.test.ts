@@ -348,7 +348,10 @@ describe('no bad input gets a 500', () => {
   it('a NUL character in a name answers 400, not 500, and changes nothing', async () => {
     const response = await api.call<ApiError>('PATCH', '/users/me', { token: admin, body: { username: 'a\u0000b' } });
     expect(response.status).toBe(400);
-    expect(response.body.errors).toEqual([{ path: 'username', message: 'Name must not contain control characters' }]);
+    // Refused for every route before any schema runs (a NUL cannot be stored, nor audited).
+    expect(response.body.errors).toEqual([
+      { path: 'username', message: 'Must not contain NUL characters or unpaired surrogates (invalid Unicode)' },
+    ]);
     const created = await api.call<ApiError>('POST', '/users', {
       token: admin,
       body: { username: 'nul\u0000name', email: 'nul-user@example.com', password: 'long-enough-1' },

@@ -1,15 +1,22 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import {
+  openRequestTransaction,
+  type RequestTransaction,
+  runInRequestTransaction,
+  unscopedDb,
+} from '../../db/request-transaction';
 import type { App, AppContext } from '../../lib/http';
-import { auditLogs } from './schema';
+import { type AuditEvent, recordAuditEvent } from './service';
 
 /**
- * The one audit mechanism: a hook on every /api request records each successful mutation, and
- * sign-in attempts whether they succeed or not. Routes declare nothing; the action comes from
- * the route's path and method (a route may name it with `config.audit`).
+ * The one audit mechanism: a hook on every /api request records each successful mutation, in the
+ * same transaction as the mutation (one commits only with the other), sign-in attempts whether
+ * they succeed or not, and refused (403) attempts to change something. Routes declare nothing;
+ * the action comes from the route's path and method (a route may name it with `config.audit`).
  */
 
 const MUTATIONS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-/** Failed calls still worth a row: someone tried to get in. */
+/** Failed calls (besides 403 refusals) still worth a row: someone tried to get in. */
 const RECORD_FAILURES = new Set(['/api/auth/login', '/api/auth/verify-mfa']);
 const VERB_SEGMENTS = new Set([
   'login',
@@ -96,63 +103,125 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The user a sign-in attempt concerned, set by the auth routes for the audit row. */
     auditUserId?: number;
+    /** The transaction a mutating request runs in (see db/request-transaction.ts). */
+    requestTransaction?: RequestTransaction;
   }
   interface FastifyContextConfig {
     audit?: string;
+    /**
+     * false: the route runs outside a request transaction, because what it writes must persist
+     * whatever the answer (a failed sign-in's count, a failed test send's record). Its audit row
+     * is still written before the answer leaves, and a failure to write it fails the request.
+     */
+    transaction?: boolean;
   }
 }
 
+const isMutatingApiRoute = (method: string | string[], url: string) =>
+  url.startsWith('/api/') && (Array.isArray(method) ? method : [method]).some((m) => MUTATIONS.has(m));
+
+function auditEvent(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  outcome: 'ok' | 'failed' | 'denied',
+): AuditEvent {
+  const routeUrl = request.routeOptions.url ?? '';
+  let responseId: unknown;
+  if (outcome === 'ok' && typeof payload === 'string' && payload.startsWith('{')) {
+    try {
+      responseId = (JSON.parse(payload) as { id?: unknown }).id;
+    } catch {
+      // not JSON: no id to record
+    }
+  }
+  let action = request.routeOptions.config.audit ?? actionFor(request.method, routeUrl);
+  if (outcome !== 'ok') action = `${action}_${outcome}`;
+  // Sign-ins are public: their actor is the account signing in, never a token sent along by the way.
+  const principal = routeUrl.startsWith('/api/auth/') ? null : request.principal;
+  const body = request.body && typeof request.body === 'object' ? redact(request.body) : undefined;
+  const target = targetOf(request, responseId);
+  const attemptedEmail = (request.body as { email?: unknown } | undefined)?.email;
+  const actorLabel = principal
+    ? principal.apiKey
+      ? `${principal.apiKey.name} (${principal.email})`
+      : principal.email
+    : typeof attemptedEmail === 'string'
+      ? attemptedEmail.slice(0, 200)
+      : null;
+  return {
+    actorType: principal ? (principal.apiKey ? 'api_key' : 'user') : request.auditUserId ? 'user' : 'anonymous',
+    actorUserId: principal?.userId ?? request.auditUserId ?? null,
+    actorApiKeyId: principal?.apiKey?.id ?? null,
+    actorLabel,
+    action,
+    targetType: target.type,
+    targetId: target.id,
+    summary: {
+      ...(body ? { body } : {}),
+      ...(Object.keys(request.params ?? {}).length ? { params: request.params } : {}),
+      ...(outcome !== 'ok' ? { error: reply.statusCode } : {}),
+    },
+    statusCode: reply.statusCode,
+    method: request.method,
+    path: request.url.split('?')[0] ?? request.url,
+    ip: request.ip,
+    userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
+  };
+}
+
 export function registerAuditHooks(app: App, ctx: AppContext) {
+  // Every mutating API route runs in one transaction with its audit row (unless it opts out).
+  app.addHook('onRoute', (route) => {
+    if (!isMutatingApiRoute(route.method, route.url) || route.config?.transaction === false) return;
+    const handler = route.handler;
+    route.handler = async function transactional(this: unknown, request, reply) {
+      const transaction = await openRequestTransaction(ctx.db);
+      request.requestTransaction = transaction;
+      try {
+        const result = await runInRequestTransaction(transaction, () => handler.call(this as never, request, reply));
+        // The caller is gone and will never see an answer: nothing may change on its behalf.
+        if (request.socket?.destroyed !== false && !reply.sent) await transaction.rollback();
+        return result;
+      } catch (error) {
+        await transaction.rollback();
+        throw error;
+      }
+    };
+  });
+
   // Written before the answer leaves, so a client that sees a success can always find its row.
   app.addHook('onSend', async (request, reply, payload) => {
     const routeUrl = request.routeOptions.url;
-    if (!routeUrl?.startsWith('/api/') || request.is404 || !MUTATIONS.has(request.method)) return payload;
+    if (!routeUrl || request.is404 || !isMutatingApiRoute(request.method, routeUrl)) return payload;
     const failed = reply.statusCode >= 400;
-    if (failed && !RECORD_FAILURES.has(routeUrl)) return payload;
-    let responseId: unknown;
-    if (!failed && typeof payload === 'string' && payload.startsWith('{')) {
-      try {
-        responseId = (JSON.parse(payload) as { id?: unknown }).id;
-      } catch {
-        // not JSON: no id to record
-      }
+    const transaction = request.requestTransaction;
+    if (transaction?.tx) {
+      if (failed) await transaction.rollback();
+      // Throws when the audit row or the commit fails: the answer becomes a 500 and nothing changed.
+      else await transaction.commit((tx) => recordAuditEvent(tx, auditEvent(request, reply, payload, 'ok')));
+      if (!failed) return payload;
     }
-    let action = request.routeOptions.config.audit ?? actionFor(request.method, routeUrl);
-    if (failed) action = `${action}_failed`;
-    // Sign-ins are public: their actor is the account signing in, never a token sent along by the way.
-    const principal = routeUrl.startsWith('/api/auth/') ? null : request.principal;
-    const body = request.body && typeof request.body === 'object' ? redact(request.body) : undefined;
-    const target = targetOf(request, responseId);
-    const attemptedEmail = (request.body as { email?: unknown } | undefined)?.email;
-    const actorLabel = principal
-      ? principal.apiKey
-        ? `${principal.apiKey.name} (${principal.email})`
-        : principal.email
-      : typeof attemptedEmail === 'string'
-        ? attemptedEmail.slice(0, 200)
-        : null;
-    await ctx.db
-      .insert(auditLogs)
-      .values({
-        actorType: principal ? (principal.apiKey ? 'api_key' : 'user') : request.auditUserId ? 'user' : 'anonymous',
-        actorUserId: principal?.userId ?? request.auditUserId ?? null,
-        actorApiKeyId: principal?.apiKey?.id ?? null,
-        actorLabel,
-        action,
-        targetType: target.type,
-        targetId: target.id,
-        summary: {
-          ...(body ? { body } : {}),
-          ...(Object.keys(request.params ?? {}).length ? { params: request.params } : {}),
-          ...(failed ? { error: reply.statusCode } : {}),
-        },
-        statusCode: reply.statusCode,
-        method: request.method,
-        path: request.url.split('?')[0] ?? request.url,
-        ip: request.ip,
-        userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
-      })
-      .catch((error: unknown) => request.log.error({ err: error }, 'could not write the audit log row'));
+    const db = unscopedDb(ctx.db);
+    if (!failed) {
+      if (!transaction) await recordAuditEvent(db, auditEvent(request, reply, payload, 'ok'));
+      return payload;
+    }
+    // Refused attempts are worth a row too: someone tried to get in, or to do what their role does not allow.
+    const outcome = reply.statusCode === 403 ? 'denied' : RECORD_FAILURES.has(routeUrl) ? 'failed' : undefined;
+    if (outcome) {
+      await recordAuditEvent(db, auditEvent(request, reply, payload, outcome)).catch((error: unknown) =>
+        request.log.error({ err: error }, 'could not write the audit row of a refused request'),
+      );
+    }
     return payload;
+  });
+
+  // Should never find work: every answer passes onSend. A safety net so a connection is never kept.
+  app.addHook('onResponse', async (request) => {
+    if (request.requestTransaction?.tx) {
+      request.log.warn({ url: request.url }, 'request transaction still open after the answer: rolled back');
+      await request.requestTransaction.rollback();
+    }
   });
 }

@@ -1,0 +1,140 @@
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import fastifyHelmet from '@fastify/helmet';
+import type { FastifyRequest } from 'fastify';
+import helmet from 'helmet';
+import type { App } from '../lib/http';
+
+/**
+ * Browser-facing protections for the console and the API: security headers (helmet), no caching
+ * of API answers, and a forwarded-address check so only real IPs become client addresses.
+ */
+
+/** The sha256 sources of the inline scripts of the built console's index.html (the pre-paint theme script). */
+export function inlineScriptHashes(consoleDir: string | undefined): string[] {
+  if (!consoleDir) return [];
+  const html = fs.readFileSync(path.join(consoleDir, 'index.html'), 'utf8');
+  return [...html.matchAll(/<script(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)].map(
+    (match) =>
+      `'sha256-${createHash('sha256')
+        .update(match[1] ?? '')
+        .digest('base64')}'`,
+  );
+}
+
+// Helmet has no Permissions-Policy option: the console uses none of these features.
+const PERMISSIONS_POLICY = [
+  'accelerometer=()',
+  'camera=()',
+  'geolocation=()',
+  'gyroscope=()',
+  'magnetometer=()',
+  'microphone=()',
+  'payment=()',
+  'usb=()',
+  'interest-cohort=()',
+].join(', ');
+
+const hsts = helmet.strictTransportSecurity({ maxAge: 31_536_000, includeSubDomains: false });
+
+export async function registerSecurityHeaders(app: App, options: { consoleDir: string | undefined }) {
+  await app.register(fastifyHelmet, {
+    contentSecurityPolicy: {
+      useDefaults: false,
+      directives: {
+        defaultSrc: ["'self'"],
+        baseUri: ["'self'"],
+        scriptSrc: ["'self'", ...inlineScriptHashes(options.consoleDir)],
+        scriptSrcAttr: ["'none'"],
+        // Toasts (sonner) and Radix popovers inject style elements and attributes at run time.
+        styleSrc: ["'self'", "'unsafe-inline'"],
+        // Avatars are any https URL a user enters; QR codes and icons are data: URLs.
+        imgSrc: ["'self'", 'data:', 'https:'],
+        fontSrc: ["'self'", 'data:'],
+        connectSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        frameAncestors: ["'none'"],
+        formAction: ["'self'"],
+      },
+    },
+    frameguard: { action: 'deny' },
+    referrerPolicy: { policy: 'same-origin' },
+    // Sent only over TLS (below): over plain HTTP a browser ignores it, and a LAN address must keep working.
+    strictTransportSecurity: false,
+    // Favicons and the console are same-origin; cross-origin embedders have no business here.
+    crossOriginResourcePolicy: { policy: 'same-origin' },
+  });
+
+  app.addHook('onRequest', (request, reply, done) => {
+    reply.header('permissions-policy', PERMISSIONS_POLICY);
+    // API answers carry tokens, secrets and personal data: never kept by a browser or a proxy.
+    const url = request.url;
+    if ((url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) && !url.startsWith('/api/docs')) {
+      reply.header('cache-control', 'no-store');
+    }
+    if (request.protocol === 'https') hsts(request.raw, reply.raw, () => undefined);
+    done();
+  });
+}
+
+/**
+ * Forwarded headers are honoured only from a trusted proxy, and then only when they parse: an
+ * X-Forwarded-For entry that is not an IP (markup, 5,000 characters) must never become a client
+ * address. Entries are read right to left, as the proxy chain appends them; the first one that
+ * does not parse cuts the chain there (nothing to its left can be trusted either).
+ */
+export function sanitiseForwardedHeaders(request: FastifyRequest) {
+  const headers = request.raw.headers;
+  const forwardedFor = headers['x-forwarded-for'];
+  if (forwardedFor !== undefined) {
+    const entries = (Array.isArray(forwardedFor) ? forwardedFor.join(',') : forwardedFor).split(',').map((e) => e.trim());
+    const kept: string[] = [];
+    for (let i = entries.length - 1; i >= 0; i--) {
+      const entry = entries[i] ?? '';
+      if (!net.isIP(entry)) break;
+      kept.unshift(entry);
+    }
+    if (kept.length > 0) headers['x-forwarded-for'] = kept.join(', ');
+    else delete headers['x-forwarded-for'];
+  }
+  const proto = headers['x-forwarded-proto'];
+  if (proto !== undefined && !/^(https?)(\s*,\s*https?)*$/i.test(String(proto))) delete headers['x-forwarded-proto'];
+  const host = headers['x-forwarded-host'];
+  if (host !== undefined && !/^[a-z0-9.-]{1,253}(:\d{1,5})?$|^\[[0-9a-f:.]+\](:\d{1,5})?$/i.test(String(host))) {
+    delete headers['x-forwarded-host'];
+  }
+}
+
+/** The origins this platform is served from: the request's own, the configured external URL and PUBLIC_URL. */
+function ownOrigins(request: FastifyRequest, configured: (string | null | undefined)[]): Set<string> {
+  const origins = new Set<string>([`${request.protocol}://${request.host}`.toLowerCase()]);
+  for (const url of configured) {
+    if (!url) continue;
+    try {
+      origins.add(new URL(url).origin.toLowerCase());
+    } catch {
+      // a malformed setting cannot name an origin
+    }
+  }
+  return origins;
+}
+
+/**
+ * A browser request that changes something must come from the platform's own pages. Apps deployed
+ * under the platform's base domain are "same site", so SameSite=Lax cookies alone do not stop them:
+ * Origin (or, without it, Sec-Fetch-Site) must name this origin. Requests without either header
+ * come from programs (curl, the CLI), which a malicious page cannot make send the user's cookie.
+ * Returns why the request is refused, or undefined.
+ */
+export function crossSiteRefusal(request: FastifyRequest, configuredOrigins: (string | null | undefined)[]): string | undefined {
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    if (ownOrigins(request, configuredOrigins).has(origin.toLowerCase())) return undefined;
+    return `Cross-site request refused: ${origin.slice(0, 100)} is not this platform's origin`;
+  }
+  const site = request.headers['sec-fetch-site'];
+  if (site === 'cross-site' || site === 'same-site') return `Cross-site request refused (Sec-Fetch-Site: ${site})`;
+  return undefined;
+}
