@@ -261,7 +261,10 @@ export function toast(page: Page, title: string) {
 }
 
 type WorkerFixtures = { platform: Platform };
-type TestFixtures = { admin: Credentials; _platformUp: undefined };
+type TestFixtures = { admin: Credentials; _platformUp: undefined; cspViolations: string[] };
+
+/** What Chromium reports when the Content-Security-Policy blocks something. */
+const CSP_REPORT = /Content Security Policy|CSP violation/i;
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   platform: [
@@ -287,6 +290,23 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       }
     },
     { scope: 'worker', timeout: 90_000 },
+  ],
+  // Every page of every test runs under the platform's real CSP: a violation fails the test.
+  cspViolations: [
+    async ({ page }, use) => {
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (CSP_REPORT.test(message.text())) violations.push(message.text());
+      });
+      await page.addInitScript(() => {
+        document.addEventListener('securitypolicyviolation', (event) => {
+          console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI || 'inline code'}`);
+        });
+      });
+      await use(violations);
+      expect(violations, 'the Content-Security-Policy blocked something the console loads').toEqual([]);
+    },
+    { auto: true },
   ],
   baseURL: async ({ platform }, use) => {
     await use(platform.url);
