@@ -84,7 +84,7 @@ test('a key created in the console works with projects:read until it is deactiva
   await expect(row).toContainText('Active');
   await expect(async () => {
     await page.reload();
-    await expect(row).toContainText('127.0.0.1', { timeout: 1_000 });
+    await expect(row).toContainText('127.0.0.1', { timeout: 5_000 });
   }).toPass({ timeout: 15_000 });
 
   // Delete from the row menu, with a confirmation.

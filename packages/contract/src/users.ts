@@ -67,6 +67,12 @@ export const updateMeRequestSchema = z
   .refine((body) => !body.new_password || !!body.current_password, {
     message: 'Current password is required to set a new one',
     path: ['current_password'],
+  })
+  // Whoever holds a session (a borrowed laptop, a stolen cookie) must not take over the account
+  // by moving its email: send `email` only to change it, with the current password.
+  .refine((body) => body.email === undefined || !!body.current_password, {
+    message: 'Current password is required to change your email',
+    path: ['current_password'],
   });
 export type UpdateMeRequest = z.infer<typeof updateMeRequestSchema>;
 

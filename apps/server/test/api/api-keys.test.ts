@@ -572,3 +572,143 @@ describe('using a key as a bearer token', () => {
     expect(encoded.status).toBe(403);
   });
 });
+
+describe('a key managing other keys', () => {
+  const MANAGER: Permission[] = ['api_keys:read', 'api_keys:write', 'projects:read'];
+  const inMinutes = (minutes: number) => new Date(Date.now() + minutes * 60_000).toISOString();
+  const keyById = async (id: number) => (await api.call<ApiKey>('GET', `/api-keys/${id}`, { token: admin })).body;
+
+  it('may update, activate, deactivate or delete only keys holding no more than it does', async () => {
+    const manager = await createKey(api, admin, MANAGER);
+    const stronger = await createKey(api, admin, ['api_keys:write', 'projects:read', 'users:write']);
+    const strongerOff = await createKey(api, admin, ['projects:read', 'settings:write']);
+    expect((await api.call('POST', `/api-keys/${strongerOff.id}/deactivate`, { token: admin })).status).toBe(200);
+
+    const refusals: [string, string, number, unknown?][] = [
+      ['POST', `/api-keys/${strongerOff.id}/activate`, strongerOff.id],
+      ['POST', `/api-keys/${stronger.id}/deactivate`, stronger.id],
+      ['PUT', `/api-keys/${stronger.id}`, stronger.id, { name: 'renamed by a weaker key' }],
+      ['PUT', `/api-keys/${stronger.id}`, stronger.id, { permissions: ['projects:read'] }],
+      ['DELETE', `/api-keys/${stronger.id}`, stronger.id],
+    ];
+    for (const [method, path, id, body] of refusals) {
+      const response = await api.call<ApiError>(method, path, { token: manager.secret, body });
+      expect(response.status, `${method} ${path}`).toBe(403);
+      expect(response.body.detail).toContain(`cannot manage API key ${id}`);
+    }
+    expect(await keyById(strongerOff.id)).toMatchObject({ is_active: false });
+    expect(await keyById(stronger.id)).toMatchObject({
+      is_active: true,
+      name: stronger.name,
+      permissions: ['api_keys:write', 'projects:read', 'users:write'],
+    });
+    expect((await api.call('GET', '/projects', { token: strongerOff.secret })).status).toBe(401);
+
+    // Keys within its own permissions (and itself) it still manages.
+    const weaker = await createKey(api, admin, ['projects:read']);
+    expect((await api.call('POST', `/api-keys/${weaker.id}/deactivate`, { token: manager.secret })).status).toBe(200);
+    expect((await api.call('POST', `/api-keys/${weaker.id}/activate`, { token: manager.secret })).status).toBe(200);
+    const renamed = await api.call<ApiKey>('PUT', `/api-keys/${weaker.id}`, { token: manager.secret, body: { name: 'Weaker' } });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.name).toBe('Weaker');
+    expect((await api.call('PUT', `/api-keys/${manager.id}`, { token: manager.secret, body: { name: 'Manager' } })).status).toBe(
+      200,
+    );
+    expect((await api.call('DELETE', `/api-keys/${weaker.id}`, { token: manager.secret })).status).toBe(204);
+
+    // A person is not limited this way.
+    expect((await api.call('POST', `/api-keys/${strongerOff.id}/activate`, { token: admin })).status).toBe(200);
+    expect((await api.call('DELETE', `/api-keys/${stronger.id}`, { token: admin })).status).toBe(204);
+  });
+
+  it('an expiring key cannot extend its own expiry', async () => {
+    const ownExpiry = inMinutes(60);
+    const manager = await createKey(api, admin, MANAGER, { expires_at: ownExpiry });
+    for (const expires_at of [null, inMinutes(120)]) {
+      const extended = await api.call<ApiError>('PUT', `/api-keys/${manager.id}`, {
+        token: manager.secret,
+        body: { expires_at },
+      });
+      expect(extended.status, String(expires_at)).toBe(403);
+      expect(extended.body.detail).toBe(`An API key cannot extend its own expiry (it expires at ${ownExpiry})`);
+    }
+    expect((await keyById(manager.id)).expires_at).toBe(ownExpiry);
+    // Shortening its own life is fine.
+    const shorter = inMinutes(30);
+    const shortened = await api.call<ApiKey>('PUT', `/api-keys/${manager.id}`, {
+      token: manager.secret,
+      body: { expires_at: shorter },
+    });
+    expect(shortened.status).toBe(200);
+    expect(shortened.body.expires_at).toBe(shorter);
+  });
+
+  it('an expiring key cannot create, set or bring back a key that outlives it', async () => {
+    const ownExpiry = inMinutes(60);
+    const manager = await createKey(api, admin, MANAGER, { expires_at: ownExpiry });
+
+    const forever = await api.call<ApiError>('POST', '/api-keys', {
+      token: manager.secret,
+      body: { name: 'forever', permissions: ['projects:read'] },
+    });
+    expect(forever.status).toBe(403);
+    expect(forever.body.detail).toBe(
+      `This API key expires at ${ownExpiry}: a key it creates or changes must expire too, no later than that`,
+    );
+    const later = await api.call<ApiError>('POST', '/api-keys', {
+      token: manager.secret,
+      body: { name: 'later', permissions: ['projects:read'], expires_at: inMinutes(90) },
+    });
+    expect(later.status).toBe(403);
+    expect(later.body.detail).toBe(`This API key expires at ${ownExpiry}: it cannot set an expiry later than its own`);
+    const names = (await api.call<{ api_keys: ApiKey[] }>('GET', '/api-keys', { token: admin })).body.api_keys.map((k) => k.name);
+    expect(names).not.toContain('forever');
+    expect(names).not.toContain('later');
+
+    const within = await api.call<CreatedKey>('POST', '/api-keys', {
+      token: manager.secret,
+      body: { name: 'within', permissions: ['projects:read'], expires_at: inMinutes(30) },
+    });
+    expect(within.status).toBe(201);
+    const sameTime = await api.call<CreatedKey>('POST', '/api-keys', {
+      token: manager.secret,
+      body: { name: 'same time', permissions: ['projects:read'], expires_at: ownExpiry },
+    });
+    expect(sameTime.status).toBe(201);
+
+    // Another key's expiry: no later than its own, and never removed.
+    const child = await createKey(api, admin, ['projects:read']);
+    for (const expires_at of [null, inMinutes(90)]) {
+      const response = await api.call<ApiError>('PUT', `/api-keys/${child.id}`, { token: manager.secret, body: { expires_at } });
+      expect(response.status, String(expires_at)).toBe(403);
+    }
+    const bounded = await api.call<ApiKey>('PUT', `/api-keys/${child.id}`, {
+      token: manager.secret,
+      body: { expires_at: inMinutes(45) },
+    });
+    expect(bounded.status).toBe(200);
+
+    // A deactivated key without expiry would outlive it once active again.
+    const dormant = await createKey(api, admin, ['projects:read']);
+    expect((await api.call('POST', `/api-keys/${dormant.id}/deactivate`, { token: manager.secret })).status).toBe(200);
+    const revived = await api.call<ApiError>('POST', `/api-keys/${dormant.id}/activate`, { token: manager.secret });
+    expect(revived.status).toBe(403);
+    expect(revived.body.detail).toBe(
+      `This API key expires at ${ownExpiry}: it cannot activate API key ${dormant.id}, which outlives it`,
+    );
+    expect((await keyById(dormant.id)).is_active).toBe(false);
+    expect((await api.call('PUT', `/api-keys/${dormant.id}`, { token: admin, body: { expires_at: inMinutes(20) } })).status).toBe(
+      200,
+    );
+    expect((await api.call('POST', `/api-keys/${dormant.id}/activate`, { token: manager.secret })).status).toBe(200);
+
+    // A key without expiry, and a person, still make keys without expiry.
+    const unbounded = await createKey(api, admin, MANAGER);
+    const free = await api.call<CreatedKey>('POST', '/api-keys', {
+      token: unbounded.secret,
+      body: { name: 'no expiry', permissions: ['projects:read'] },
+    });
+    expect(free.status).toBe(201);
+    expect(free.body.expires_at).toBeNull();
+  });
+});

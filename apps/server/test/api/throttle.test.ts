@@ -6,19 +6,24 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } fro
 /**
  * Sign-in throttling counts failures per (email, client address) and per client address. In the
  * default access mode the platform trusts X-Forwarded-For from loopback (a local proxy in front of
- * it), so each test signs in from its own forwarded address and the tests stay independent.
+ * it), so each test signs in from its own forwarded address and the tests stay independent. The
+ * per-account limit (security-auth.test.ts) counts every address together, so the tests that fail
+ * many times use an account of their own.
  */
 let platform: TestPlatform;
 let api: Api;
+let admin: string;
 let nextAddress = 10;
 
 beforeAll(async () => {
   platform = await startTestPlatform();
   api = apiClient(platform.url);
+  admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
 });
 afterAll(() => platform.close());
 
 const newAddress = () => `198.51.100.${nextAddress++}`;
+const newAccount = () => api.userWithRole(admin, 'user');
 
 function login(email: string, password: string, from: string): Promise<ApiResponse<ApiError & { token?: string }>> {
   return api.call('POST', '/auth/login', { body: { email, password }, headers: { 'x-forwarded-for': from } });
@@ -57,16 +62,17 @@ const shape = (response: ApiResponse<ApiError>) => ({
 
 describe('sign-in throttling', () => {
   it('locks an existing account after 5 wrong passwords: 429 with retry_after, and the right password is refused too', async () => {
+    const account = await newAccount();
     const from = newAddress();
-    const locked = await lockOut(ADMIN_EMAIL, from);
+    const locked = await lockOut(account.email, from);
     expectLocked(locked);
-    const right = await login(ADMIN_EMAIL, ADMIN_PASSWORD, from);
+    const right = await login(account.email, account.password, from);
     expectLocked(right);
     expect(right.body.token).toBeUndefined();
   });
 
   it('answers exactly alike for an email that does not exist', async () => {
-    const existing = await lockOut(ADMIN_EMAIL, newAddress());
+    const existing = await lockOut((await newAccount()).email, newAddress());
     const ghost = await lockOut('nobody-here@example.com', newAddress());
     expectLocked(ghost);
     expect(shape(ghost)).toEqual(shape(existing));
@@ -74,9 +80,10 @@ describe('sign-in throttling', () => {
   });
 
   it('locks the pair (email, address): the same account from another address still signs in', async () => {
+    const account = await newAccount();
     const from = newAddress();
-    expectLocked(await lockOut(ADMIN_EMAIL, from));
-    const elsewhere = await login(ADMIN_EMAIL, ADMIN_PASSWORD, newAddress());
+    expectLocked(await lockOut(account.email, from));
+    const elsewhere = await login(account.email, account.password, newAddress());
     expect(elsewhere.status).toBe(200);
     expect(elsewhere.body.token).toMatch(/^lbs_/);
     // Another email from the locked address is not locked either.

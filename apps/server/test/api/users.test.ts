@@ -434,7 +434,7 @@ describe('PATCH /api/users/me', () => {
     const email = uniqueEmail('me');
     const updated = await api.call('PATCH', '/users/me', {
       token: reader.token,
-      body: { username: 'Grace', email, avatar_url: 'https://example.com/grace.png' },
+      body: { username: 'Grace', email, avatar_url: 'https://example.com/grace.png', current_password: reader.password },
     });
     expect(updated.status).toBe(200);
     expect(updated.body).toEqual({
@@ -466,11 +466,70 @@ describe('PATCH /api/users/me', () => {
         { path: 'avatar_url', message: 'Avatar must be an http(s) URL' },
       ]),
     );
-    const taken = await api.call<ApiError>('PATCH', '/users/me', { token: user.token, body: { email: ADMIN_EMAIL } });
+    const taken = await api.call<ApiError>('PATCH', '/users/me', {
+      token: user.token,
+      body: { email: ADMIN_EMAIL, current_password: user.password },
+    });
     expect(taken.status).toBe(409);
     expect(taken.body.errors).toEqual([{ path: 'email', message: 'A user with this email already exists' }]);
     expect((await api.call('GET', '/user/me', { token: user.token })).body).toMatchObject({ email: user.email });
     expect((await api.call('PATCH', '/users/me', { body: { username: 'Anon' } })).status).toBe(401);
+  });
+
+  it('a new email needs the current password, checked before the email', async () => {
+    const user = await api.userWithRole(admin, 'user');
+    const freeEmail = uniqueEmail('moved');
+    const incorrect = {
+      detail: 'Current password is incorrect',
+      errors: [{ path: 'current_password', message: 'Current password is incorrect' }],
+    };
+
+    const missing = await api.call<ApiError>('PATCH', '/users/me', { token: user.token, body: { email: freeEmail } });
+    expect(missing.status).toBe(400);
+    expect(missing.body.errors).toEqual([
+      { path: 'current_password', message: 'Current password is required to change your email' },
+    ]);
+    const missingTaken = await api.call<ApiError>('PATCH', '/users/me', { token: user.token, body: { email: ADMIN_EMAIL } });
+    expect(missingTaken.status).toBe(400);
+    expect(missingTaken.body).toEqual(missing.body);
+
+    const wrongFree = await api.call<ApiError>('PATCH', '/users/me', {
+      token: user.token,
+      body: { email: freeEmail, current_password: 'not-my-password', username: 'Not applied' },
+    });
+    expect(wrongFree.status).toBe(400);
+    expect(wrongFree.body).toEqual(incorrect);
+    // A taken email with a wrong password answers exactly like a free one: no account is confirmed.
+    const wrongTaken = await api.call<ApiError>('PATCH', '/users/me', {
+      token: user.token,
+      body: { email: ADMIN_EMAIL, current_password: 'not-my-password', username: 'Not applied' },
+    });
+    expect(wrongTaken.status).toBe(400);
+    expect(wrongTaken.body).toEqual(wrongFree.body);
+    expect((await api.call('GET', '/user/me', { token: user.token })).body).toMatchObject({
+      email: user.email,
+      username: 'user person',
+    });
+
+    const rightTaken = await api.call<ApiError>('PATCH', '/users/me', {
+      token: user.token,
+      body: { email: ADMIN_EMAIL.toUpperCase(), current_password: user.password },
+    });
+    expect(rightTaken.status).toBe(409);
+    expect(rightTaken.body).toEqual({
+      detail: 'A user with this email already exists',
+      errors: [{ path: 'email', message: 'A user with this email already exists' }],
+    });
+
+    const moved = await api.call('PATCH', '/users/me', {
+      token: user.token,
+      body: { email: freeEmail, current_password: user.password },
+    });
+    expect(moved.status).toBe(200);
+    expect(moved.body).toMatchObject({ id: user.id, email: freeEmail });
+    expect(await api.login(freeEmail, user.password)).toMatch(/^lbs_/);
+    // Name and avatar alone still need no password.
+    expect((await api.call('PATCH', '/users/me', { token: user.token, body: { username: 'Renamed' } })).status).toBe(200);
   });
 
   it('a new password needs the right current password', async () => {

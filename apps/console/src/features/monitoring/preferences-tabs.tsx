@@ -269,7 +269,8 @@ const slackWebhookSchema = z
 
 const notificationsSchema = prefs
   .pick({ email_enabled: true, slack_enabled: true, batch_similar_notifications: true, minimum_severity: true })
-  .extend({ slack_webhook_url: slackWebhookSchema });
+  // Plain boolean here: the contract's default (for older API clients) would make the form field optional.
+  .extend({ security_alerts_enabled: z.boolean(), slack_webhook_url: slackWebhookSchema });
 
 export function NotificationsTab({ preferences, readOnly }: TabProps) {
   const navigate = useNavigate();
@@ -277,7 +278,13 @@ export function NotificationsTab({ preferences, readOnly }: TabProps) {
     topic: 'Notification',
     schema: notificationsSchema,
     defaultValues: {
-      ...pick(preferences, ['email_enabled', 'slack_enabled', 'batch_similar_notifications', 'minimum_severity']),
+      ...pick(preferences, [
+        'email_enabled',
+        'slack_enabled',
+        'batch_similar_notifications',
+        'security_alerts_enabled',
+        'minimum_severity',
+      ]),
       slack_webhook_url: '',
     },
   });
@@ -344,6 +351,12 @@ export function NotificationsTab({ preferences, readOnly }: TabProps) {
         name="batch_similar_notifications"
         label="Batch similar notifications"
         description="Fold repeats of the same alert within a minute into one message that says how often it happened."
+      />
+      <ToggleRow
+        control={form.control}
+        name="security_alerts_enabled"
+        label="Security alerts"
+        description="Accounts locked after repeated failed sign-ins."
       />
       <div className="grid gap-2 px-6 py-4">
         <Label htmlFor="pref-minimum-severity">Minimum severity</Label>

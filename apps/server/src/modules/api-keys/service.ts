@@ -9,6 +9,7 @@ import {
   type RoleType,
 } from '@launchbay/contract';
 import { and, desc, eq, sql } from 'drizzle-orm';
+import { afterCommit } from '../../db/request-transaction';
 import { TtlCache } from '../../lib/cache';
 import { sha256 } from '../../lib/crypto';
 import { forbidden, notFound, unauthorized } from '../../lib/errors';
@@ -97,11 +98,68 @@ async function requireKey(ctx: AppContext, principal: Principal, id: number): Pr
   return row;
 }
 
+/**
+ * The API key a call is made with, read fresh (the principal's copy may be cached), or null for a
+ * session. A key acts only within what it holds and how long it lives: it cannot lend a key more
+ * permissions or more time than it has itself. People (sessions) are not limited this way.
+ */
+async function actingKey(ctx: AppContext, principal: Principal): Promise<ApiKeyRow | null> {
+  if (!principal.apiKey) return null;
+  const [row] = await ctx.db.select().from(apiKeys).where(eq(apiKeys.id, principal.apiKey.id)).limit(1);
+  // Deleted between its authentication and now: it holds nothing any more.
+  if (!row) throw forbidden('This API key no longer exists');
+  return row;
+}
+
+const permissionsOf = (row: ApiKeyRow) => row.permissions as Permission[];
+
 /** A key may only hand out what it holds itself: no escalation through a key. */
-function assertGrantable(principal: Principal, permissions: readonly Permission[]) {
-  if (!principal.apiKey) return;
-  const missing = permissions.filter((p) => !principal.apiKey?.permissions.includes(p));
+function assertGrantable(actor: ApiKeyRow | null, permissions: readonly Permission[]) {
+  if (!actor) return;
+  const missing = permissions.filter((p) => !permissionsOf(actor).includes(p));
   if (missing.length > 0) throw forbidden(`This API key cannot grant permissions it does not have: ${missing.join(', ')}`);
+}
+
+/** A key may only update, activate, deactivate or delete keys holding no more than it does. */
+function assertManageable(actor: ApiKeyRow | null, target: ApiKeyRow) {
+  if (!actor) return;
+  const missing = permissionsOf(target).filter((p) => !permissionsOf(actor).includes(p));
+  if (missing.length > 0) {
+    throw forbidden(
+      `This API key cannot manage API key ${target.id}: that key holds permissions this one does not have: ${missing.join(', ')}`,
+    );
+  }
+}
+
+const timeOf = (value: Date | string | null) => (value === null ? null : new Date(value).getTime());
+
+/**
+ * An expiring key may only set expiries no later than its own: no key without an expiry, and no
+ * pushing its own expiry out. `targetId` is the key being changed (undefined when creating one).
+ */
+function assertLifetimeWithin(actor: ApiKeyRow | null, expiresAt: string | null, targetId?: number) {
+  const actorExpiry = actor ? timeOf(actor.expiresAt) : null;
+  if (!actor || actorExpiry === null) return;
+  const wanted = timeOf(expiresAt);
+  if (wanted !== null && wanted <= actorExpiry) return;
+  const until = new Date(actorExpiry).toISOString();
+  if (targetId === actor.id) throw forbidden(`An API key cannot extend its own expiry (it expires at ${until})`);
+  throw forbidden(
+    wanted === null
+      ? `This API key expires at ${until}: a key it creates or changes must expire too, no later than that`
+      : `This API key expires at ${until}: it cannot set an expiry later than its own`,
+  );
+}
+
+/** Bringing a key back must not outlive the key that does it either. */
+function assertActivationWithin(actor: ApiKeyRow | null, target: ApiKeyRow) {
+  const actorExpiry = actor ? timeOf(actor.expiresAt) : null;
+  if (!actor || actorExpiry === null || target.id === actor.id) return;
+  const targetExpiry = timeOf(target.expiresAt);
+  if (targetExpiry !== null && targetExpiry <= actorExpiry) return;
+  throw forbidden(
+    `This API key expires at ${new Date(actorExpiry).toISOString()}: it cannot activate API key ${target.id}, which outlives it`,
+  );
 }
 
 export async function listKeys(ctx: AppContext, principal: Principal) {
@@ -122,7 +180,9 @@ export async function createKey(
   input: { name: string; permissions: Permission[]; expires_at: string | null },
 ) {
   const permissions = [...new Set(input.permissions)].sort() as Permission[];
-  assertGrantable(principal, permissions);
+  const actor = await actingKey(ctx, principal);
+  assertGrantable(actor, permissions);
+  assertLifetimeWithin(actor, input.expires_at);
   const secret = `${API_KEY_PREFIX}${randomBytes(30).toString('base64url')}`;
   const [row] = await ctx.db
     .insert(apiKeys)
@@ -145,28 +205,35 @@ export async function updateKey(
   id: number,
   patch: { name?: string; permissions?: Permission[]; expires_at?: string | null },
 ) {
-  await requireKey(ctx, principal, id);
-  if (patch.permissions) assertGrantable(principal, patch.permissions);
+  const target = await requireKey(ctx, principal, id);
+  const actor = await actingKey(ctx, principal);
+  assertManageable(actor, target);
+  if (patch.permissions) assertGrantable(actor, patch.permissions);
+  if (patch.expires_at !== undefined) assertLifetimeWithin(actor, patch.expires_at, id);
   const values: Partial<typeof apiKeys.$inferInsert> = {};
   if (patch.name !== undefined) values.name = patch.name;
   if (patch.permissions !== undefined) values.permissions = [...new Set(patch.permissions)].sort();
   if (patch.expires_at !== undefined) values.expiresAt = patch.expires_at ? new Date(patch.expires_at) : null;
   const [row] = await ctx.db.update(apiKeys).set(values).where(eq(apiKeys.id, id)).returning();
-  keyCache.clear();
+  forgetKeys();
   return toApiKeyDto(row as ApiKeyRow);
 }
 
 export async function setKeyActive(ctx: AppContext, principal: Principal, id: number, isActive: boolean) {
-  await requireKey(ctx, principal, id);
+  const target = await requireKey(ctx, principal, id);
+  const actor = await actingKey(ctx, principal);
+  assertManageable(actor, target);
+  if (isActive) assertActivationWithin(actor, target);
   const [row] = await ctx.db.update(apiKeys).set({ isActive }).where(eq(apiKeys.id, id)).returning();
-  keyCache.clear();
+  forgetKeys();
   return toApiKeyDto(row as ApiKeyRow);
 }
 
 export async function deleteKey(ctx: AppContext, principal: Principal, id: number) {
-  await requireKey(ctx, principal, id);
+  const target = await requireKey(ctx, principal, id);
+  assertManageable(await actingKey(ctx, principal), target);
   await ctx.db.delete(apiKeys).where(eq(apiKeys.id, id));
-  keyCache.clear();
+  forgetKeys();
 }
 
 type ResolvedKey = { row: ApiKeyRow; principal: Principal };
@@ -231,4 +298,6 @@ export async function resolveApiKey(ctx: AppContext, secret: string, ip: string)
 /** Forget cached keys of a user whose roles or status changed. */
 export function forgetKeys() {
   keyCache.clear();
+  // Again once the change commits: a concurrent call could cache the old row in between.
+  afterCommit(() => keyCache.clear());
 }

@@ -9,17 +9,22 @@ import { eq, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError, unauthorized } from '../../lib/errors';
 import type { App, AppContext } from '../../lib/http';
+import { recordAuditEvent } from '../audit/service';
+import { publishAlert } from '../notifications/dispatcher';
 import { users } from '../users/schema';
 import { findUserByEmail, toCurrentUser } from '../users/service';
 import { checkSecondFactor } from './mfa';
 import { verifyPassword } from './passwords';
 import { MFA_COOKIE, SESSION_COOKIE } from './sessions';
 import {
+  ACCOUNT_POLICY,
+  type AccountAttempt,
   assertNotThrottled,
   clearThrottle,
   MFA_ATTEMPT_LIMIT,
   recordFailure,
   recordLoginFailure,
+  reserveAccountAttempt,
   throttleKeys,
 } from './throttle';
 
@@ -42,6 +47,51 @@ async function startSession(ctx: AppContext, request: FastifyRequest, reply: Fas
   return session.token;
 }
 
+/**
+ * An account just got locked for repeated failed sign-ins: one audit row and one alert per lock.
+ * Done alike whether or not the account exists, so the answer's timing tells nothing; neither
+ * side effect may turn the refusal into a 500, so failures are logged.
+ */
+async function reportAccountLocked(
+  ctx: AppContext,
+  request: FastifyRequest,
+  email: string,
+  userId: number | undefined,
+  attempt: AccountAttempt,
+) {
+  const lockedMinutes = ACCOUNT_POLICY.lockMs / 60_000;
+  const lockedUntil = attempt.lockedUntil?.toISOString() ?? null;
+  try {
+    await recordAuditEvent(ctx.db, {
+      actorType: 'anonymous',
+      actorLabel: email.slice(0, 200),
+      action: 'auth.account_locked',
+      targetType: 'user',
+      targetId: userId === undefined ? null : String(userId),
+      summary: { email, failed_attempts: attempt.failures, locked_until: lockedUntil },
+      statusCode: 401,
+      method: request.method,
+      path: request.url.split('?')[0] ?? request.url,
+      ip: request.ip,
+      userAgent: request.headers['user-agent']?.slice(0, 512) ?? null,
+    });
+  } catch (error) {
+    request.log.error({ err: error }, 'could not record the account lock in the audit log');
+  }
+  try {
+    await publishAlert(ctx, {
+      type: 'account_locked',
+      severity: 'warning',
+      title: `Sign-in locked for ${email}`,
+      message: `${attempt.failures} failed sign-in attempts for ${email} within an hour: sign-in is locked for ${lockedMinutes} minutes. The last attempt came from ${request.ip}.`,
+      group_key: email,
+      data: { email, failed_attempts: attempt.failures, last_ip: request.ip, locked_until: lockedUntil },
+    });
+  } catch (error) {
+    request.log.error({ err: error }, 'could not publish the account-locked alert');
+  }
+}
+
 /** The bearer token or session cookie of a request, whichever it carries. */
 export function requestToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
@@ -53,7 +103,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
   app.post(
     '/auth/login',
     {
-      config: { access: 'public' },
+      config: { access: 'public', transaction: false },
       schema: {
         tags: ['auth'],
         summary: 'Sign in with email and password',
@@ -67,13 +117,17 @@ export async function authRoutes(app: App, ctx: AppContext) {
       await assertNotThrottled(ctx.db, [keys.account, keys.ip]);
       const user = await findUserByEmail(ctx.db, email);
       if (user) request.auditUserId = user.id;
+      // Counted before the password is checked, so parallel guesses cannot outrun the lock.
+      const attempt = await reserveAccountAttempt(ctx.db, keys.email);
       const passwordOk = await verifyPassword(user?.passwordHash ?? null, request.body.password);
       if (!user || !passwordOk) {
         await recordLoginFailure(ctx.db, email, request.ip);
+        if (attempt.startedLock) await reportAccountLocked(ctx, request, email, user?.id, attempt);
         throw unauthorized(INVALID_CREDENTIALS);
       }
       if (user.disabled) throw new HttpError(403, 'This account has been disabled. Ask an admin to enable it.');
       await clearThrottle(ctx.db, keys.account);
+      await clearThrottle(ctx.db, keys.email);
       if (user.mfaSecret) {
         const pending = await ctx.sessions.create(user.id, 'mfa_pending', {
           ip: request.ip,
@@ -90,7 +144,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
   app.post(
     '/auth/verify-mfa',
     {
-      config: { access: 'public' },
+      config: { access: 'public', transaction: false },
       schema: {
         tags: ['auth'],
         summary: 'Complete sign-in with a TOTP code or a recovery code',
@@ -143,9 +197,16 @@ export async function authRoutes(app: App, ctx: AppContext) {
     },
   );
 
-  // Housekeeping: expired sessions are useless; drop them hourly so the table stays small.
+  // Housekeeping: expired sessions are useless; drop them hourly so the table stays small. So are
+  // sign-in counts older than the longest window (every email ever tried leaves one).
   const sweep = setInterval(() => {
     void ctx.db.execute(sql`DELETE FROM sessions WHERE expires_at < now() - interval '1 day'`).catch(() => undefined);
+    void ctx.db
+      .execute(
+        sql`DELETE FROM login_throttle WHERE window_started_at < now() - make_interval(secs => ${ACCOUNT_POLICY.windowMs / 1000})
+            AND (locked_until IS NULL OR locked_until < now())`,
+      )
+      .catch(() => undefined);
   }, 3600_000);
   sweep.unref();
   app.addHook('onClose', async () => clearInterval(sweep));

@@ -1,5 +1,6 @@
 import type { RoleType } from '@launchbay/contract';
 import { and, eq, gt, isNull, sql } from 'drizzle-orm';
+import { afterCommit } from '../../db/request-transaction';
 import { TtlCache } from '../../lib/cache';
 import { randomToken, sha256 } from '../../lib/crypto';
 import type { AppContext, Principal } from '../../lib/http';
@@ -27,6 +28,12 @@ export type SessionStore = ReturnType<typeof createSessionStore>;
 export function createSessionStore(ctx: Pick<AppContext, 'db' | 'config'>) {
   const cache = new TtlCache<string, Cached>(CACHE_TTL_MS, 10_000);
   const lastTouched = new TtlCache<number, true>(TOUCH_EVERY_MS, 10_000);
+
+  /** Drops cached sessions now, and again once the change commits (a concurrent call could re-cache the old rows in between). */
+  function forget(matches: (entry: Cached) => boolean) {
+    cache.deleteWhere(matches);
+    afterCommit(() => cache.deleteWhere(matches));
+  }
 
   async function load(tokenHash: string): Promise<Cached | null> {
     const rows = await ctx.db
@@ -110,7 +117,7 @@ export function createSessionStore(ctx: Pick<AppContext, 'db' | 'config'>) {
 
     async revoke(sessionId: number) {
       await ctx.db.update(sessions).set({ revokedAt: new Date() }).where(eq(sessions.id, sessionId));
-      cache.deleteWhere((e) => e.principal.sessionId === sessionId);
+      forget((e) => e.principal.sessionId === sessionId);
     },
 
     /** Ends every session of a user (disabled, deleted, password changed), except `keep`. */
@@ -119,13 +126,14 @@ export function createSessionStore(ctx: Pick<AppContext, 'db' | 'config'>) {
         .update(sessions)
         .set({ revokedAt: new Date() })
         .where(and(eq(sessions.userId, userId), isNull(sessions.revokedAt), keep ? sql`${sessions.id} <> ${keep}` : undefined));
-      cache.deleteWhere((e) => e.principal.userId === userId);
+      forget((e) => e.principal.userId === userId);
       forgetKeys();
     },
 
     /** Drops cached copies after a change to the user (name, roles, MFA...). */
     forgetUser(userId: number) {
-      cache.deleteWhere((e) => e.principal.userId === userId);
+      forget((e) => e.principal.userId === userId);
+      // Again once the change commits: a concurrent call could cache the old rows in between.
       forgetKeys();
     },
   };

@@ -172,16 +172,18 @@ export async function removeRole(ctx: AppContext, userId: number, role: RoleType
 
 export async function updateMe(ctx: AppContext, principal: Principal, patch: UpdateMeRequest): Promise<CurrentUser> {
   const row = await requireUser(ctx.db, principal.userId);
+  // Checked before anything else, the email's availability included: without the password, a
+  // taken email and a free one answer alike, so this cannot probe which accounts exist.
+  if (patch.email !== undefined || patch.new_password !== undefined) {
+    if (!(await verifyPassword(row.passwordHash, patch.current_password ?? ''))) {
+      throw badRequest('Current password is incorrect', [{ path: 'current_password', message: 'Current password is incorrect' }]);
+    }
+  }
   const values: Partial<typeof users.$inferInsert> = { updatedAt: new Date() };
   if (patch.username !== undefined) values.username = patch.username;
   if (patch.email !== undefined) values.email = patch.email.toLowerCase();
   if (patch.avatar_url !== undefined) values.avatarUrl = patch.avatar_url;
-  if (patch.new_password !== undefined) {
-    if (!(await verifyPassword(row.passwordHash, patch.current_password ?? ''))) {
-      throw badRequest('Current password is incorrect', [{ path: 'current_password', message: 'Current password is incorrect' }]);
-    }
-    values.passwordHash = await hashPassword(patch.new_password);
-  }
+  if (patch.new_password !== undefined) values.passwordHash = await hashPassword(patch.new_password);
   try {
     await ctx.db.update(users).set(values).where(eq(users.id, principal.userId));
   } catch (error) {
