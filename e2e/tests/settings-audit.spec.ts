@@ -61,6 +61,31 @@ test('an admin changes the base domain and finds the change in the audit log', a
   await expect(page.getByRole('combobox', { name: 'Action' })).toHaveValue('settings.update');
 });
 
+test('an admin allows private network targets for every provider, and turns it off again', async ({ page, platform }) => {
+  await signIn(page, platform.admin, '/settings');
+  const outbound = page.getByRole('region', { name: 'Outbound requests' });
+  const allow = outbound.getByRole('switch', { name: 'Allow private network targets' });
+  const save = outbound.getByRole('button', { name: 'Save Outbound requests' });
+  await expect(outbound).toContainText('cloud metadata addresses are always refused');
+  await expect(allow).toHaveAttribute('aria-checked', 'false');
+
+  await allow.click();
+  await save.click();
+  await expect(toast(page, 'Settings saved')).toBeVisible();
+  const read = async () =>
+    ((await (await platform.adminApi.get('/api/settings')).json()) as { allow_private_network_targets: boolean })
+      .allow_private_network_targets;
+  expect(await read()).toBe(true);
+  await page.reload();
+  await expect(page.getByRole('switch', { name: 'Allow private network targets' })).toHaveAttribute('aria-checked', 'true');
+
+  // Off again: other tests rely on the default.
+  await page.getByRole('switch', { name: 'Allow private network targets' }).click();
+  await page.getByRole('button', { name: 'Save Outbound requests' }).click();
+  await expect(toast(page, 'Settings saved')).toBeVisible();
+  expect(await read()).toBe(false);
+});
+
 test('settings show the contract messages for invalid values and server-side state is unchanged', async ({ page, platform }) => {
   const before = await (await platform.adminApi.get('/api/settings')).json();
   await signIn(page, platform.admin, '/settings');

@@ -40,6 +40,7 @@ export const notificationPreferencesSchema = z.object({
   backup_successes_enabled: z.boolean(),
   route_downtime_enabled: z.boolean(),
   load_balancer_issues_enabled: z.boolean(),
+  security_alerts_enabled: z.boolean().describe('Alert when an account is locked after repeated failed sign-ins'),
   email_enabled: z.boolean(),
   slack_enabled: z.boolean(),
   batch_similar_notifications: z.boolean(),
@@ -64,6 +65,7 @@ export const DEFAULT_NOTIFICATION_PREFERENCES: NotificationPreferences = {
   backup_successes_enabled: false,
   route_downtime_enabled: true,
   load_balancer_issues_enabled: true,
+  security_alerts_enabled: true,
   email_enabled: true,
   slack_enabled: true,
   batch_similar_notifications: true,
@@ -89,7 +91,10 @@ export type TlsMode = z.infer<typeof tlsModeSchema>;
 
 /** Spec section 5: the message when a provider's required parts are missing. */
 export const PROVIDER_REQUIRED_MESSAGE = 'Please fill in all required fields for the selected provider type';
-/** What reads answer in place of a stored password; sending it back keeps the stored one. */
+/**
+ * What reads answer in place of a stored password. Sending it back keeps the stored one only while
+ * the destination is unchanged (for email: host, port, username and TLS mode; for Slack: the URL).
+ */
 export const SECRET_MASK = '********';
 
 /** A missing value says the required-fields message; a value of the wrong kind says `otherwise`. */
@@ -176,7 +181,10 @@ export const createSlackProviderRequestSchema = z.object({
   enabled: z.boolean('Enabled must be true or false').default(true),
   config: slackConfigSchema,
 });
-/** Updates send name, enabled and the whole config; a masked secret sent back keeps the stored one. */
+/**
+ * Updates send name, enabled and the whole config; a masked secret sent back keeps the stored one
+ * for an unchanged destination, and answers 400 (type it again) when the destination changed.
+ */
 export const updateEmailProviderRequestSchema = z.object({
   name: providerNameSchema,
   enabled: z.boolean('Enabled must be true or false').optional(),
@@ -209,6 +217,11 @@ const providerBase = {
   id: z.number().int(),
   name: z.string(),
   enabled: z.boolean(),
+  saved_by_admin: z
+    .boolean()
+    .describe(
+      'Last saved by an admin: only such providers reach private and loopback addresses, unless the allow_private_network_targets setting is on',
+    ),
   created_at: z.string(),
   updated_at: z.string(),
   last_delivery: lastDeliverySchema.nullable(),
@@ -265,6 +278,7 @@ export const ALERT_TYPES = [
   'retention_violation',
   'route_down',
   'load_balancer_issue',
+  'account_locked',
 ] as const;
 export const alertTypeSchema = z.enum(ALERT_TYPES);
 export type AlertType = z.infer<typeof alertTypeSchema>;
@@ -282,6 +296,7 @@ export const ALERT_TYPE_PREFERENCE: Record<AlertType, keyof NotificationPreferen
   retention_violation: 'retention_policy_violations_enabled',
   route_down: 'route_downtime_enabled',
   load_balancer_issue: 'load_balancer_issues_enabled',
+  account_locked: 'security_alerts_enabled',
 };
 
 /** A provider test is recorded like an alert, under its own type. */

@@ -19,6 +19,11 @@ export const platformSettingsSchema = z.object({
   analytics_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
   audit_retention_days: z.number().int().min(7, 'At least 7 days').max(3650, 'At most 3650 days'),
   preview_environments_enabled: z.boolean(),
+  allow_private_network_targets: z
+    .boolean()
+    .describe(
+      "Let every user's webhooks and SMTP servers reach private and loopback addresses (admins' always may); metadata and link-local addresses stay refused",
+    ),
 });
 export type PlatformSettings = z.infer<typeof platformSettingsSchema>;
 

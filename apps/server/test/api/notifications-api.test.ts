@@ -44,6 +44,7 @@ const DEFAULTS = {
   backup_successes_enabled: false,
   route_downtime_enabled: true,
   load_balancer_issues_enabled: true,
+  security_alerts_enabled: true,
   email_enabled: true,
   slack_enabled: true,
   batch_similar_notifications: true,
@@ -335,12 +336,28 @@ describe('notification providers', () => {
 
   it('an update that sends the masked password back keeps the stored one; a new one replaces it', async () => {
     const created = await createEmail('Round trip');
+    // Recipients and sender are not where the password goes: the mask keeps it.
     const echoed = await api.call<Provider>('PUT', `/notification-providers/email/${created.id}`, {
+      token: admin,
+      body: { name: 'Round trip renamed', enabled: true, config: { ...created.config, to_addresses: ['oncall@example.com'] } },
+    });
+    expect(echoed.status, JSON.stringify(echoed.body)).toBe(200);
+    expect(echoed.body).toMatchObject({
+      name: 'Round trip renamed',
+      config: { to_addresses: ['oncall@example.com'], password: '********' },
+    });
+    expect(await storedSecret(created.id)).toBe(SMTP_PASSWORD);
+    // Another port is another destination: the mask no longer stands for the stored password.
+    const moved = await api.call<FieldErrors>('PUT', `/notification-providers/email/${created.id}`, {
       token: admin,
       body: { name: 'Round trip renamed', enabled: true, config: { ...created.config, smtp_port: 2525 } },
     });
-    expect(echoed.status, JSON.stringify(echoed.body)).toBe(200);
-    expect(echoed.body).toMatchObject({ name: 'Round trip renamed', config: { smtp_port: 2525, password: '********' } });
+    expect(moved.status).toBe(400);
+    expectFieldError(
+      moved.body,
+      'config.password',
+      'Enter the password again: the server, port, username or TLS settings changed',
+    );
     expect(await storedSecret(created.id)).toBe(SMTP_PASSWORD);
     expect(new Date(echoed.body.updated_at).getTime()).toBeGreaterThanOrEqual(new Date(created.updated_at).getTime());
 

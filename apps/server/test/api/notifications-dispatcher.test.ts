@@ -314,7 +314,7 @@ describe('delivery outcomes', () => {
     expect(delivery).toMatchObject({ provider_id: providerId, status: 'sent', attempts: 3, last_error: null });
     expect(delivery?.sent_at).not.toBeNull();
     expect(delivery?.history.map((h) => h.outcome)).toEqual(['retry', 'retry', 'sent']);
-    expect(delivery?.history[0]?.error).toContain('HTTP 500: internal_error');
+    expect(delivery?.history[0]?.error).toBe(`127.0.0.1:${slack.port} answered HTTP 500`);
     expect(slack.requests).toHaveLength(3);
     expect(slack.requests.filter((_r, i) => i >= 2)).toHaveLength(1);
     // Exponential backoff: ~150 ms, then ~300 ms.
@@ -325,14 +325,14 @@ describe('delivery outcomes', () => {
     expect(slack.requests).toHaveLength(3);
   });
 
-  it('records a 4xx refusal as failed with the receiver error, after one attempt (never sent)', async () => {
+  it('records a 4xx refusal as failed with the HTTP status (not the body), after one attempt (never sent)', async () => {
     const slack = await receiverFor(() => ({ status: 404, body: 'no_service' }));
     const providerId = await slackProvider(slack.url());
     const id = queuedId(await publishAlert(platform.ctx, alert({ title: 'Refused' })));
     const done = await settled(id);
     expect(done.status).toBe('failed');
     expect(done.deliveries[0]).toMatchObject({ status: 'failed', attempts: 1, sent_at: null });
-    expect(done.deliveries[0]?.last_error).toBe(`127.0.0.1:${slack.port} answered HTTP 404: no_service`);
+    expect(done.deliveries[0]?.last_error).toBe(`127.0.0.1:${slack.port} answered HTTP 404`);
     await sleep(600);
     expect(slack.requests).toHaveLength(1);
     const provider = await api.call<{ last_delivery: { status: string; error: string } }>(
@@ -359,7 +359,7 @@ describe('delivery outcomes', () => {
     const emailDelivery = done.deliveries.find((d) => d.provider_type === 'email');
     expect(slackDelivery).toMatchObject({ status: 'sent', attempts: 2 });
     expect(emailDelivery).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(emailDelivery?.last_error).toContain('554 Transaction failed: spam');
+    expect(emailDelivery?.last_error).toBe(`The SMTP server at 127.0.0.1:${smtp.port} refused the message (reply 554)`);
     expect(smtp.messages).toHaveLength(0);
     expect(smtp.refused).toBe(1);
   });
@@ -374,7 +374,7 @@ describe('delivery outcomes', () => {
     const done = await settled(second, 15_000);
     expect(done.status).toBe('failed');
     expect(done.deliveries[0]).toMatchObject({ status: 'failed', attempts: 5 });
-    expect(done.deliveries[0]?.last_error).toContain('HTTP 503: unavailable (gave up after 5 attempts)');
+    expect(done.deliveries[0]?.last_error).toBe(`127.0.0.1:${slack.port} answered HTTP 503 (gave up after 5 attempts)`);
     expect(done.deliveries[0]?.history.map((h) => h.outcome)).toEqual(['retry', 'retry', 'retry', 'retry', 'failed']);
     expect(slack.requests).toHaveLength(5);
   });
@@ -514,7 +514,7 @@ describe('the durable queue', () => {
         const found = await record(id, firstApi, firstToken);
         return found?.deliveries[0]?.attempts === 1 && found.deliveries[0].status === 'pending' ? found : undefined;
       }, 'the first attempt to fail');
-      expect(retrying.deliveries[0]?.last_error).toMatch(/ECONNREFUSED/);
+      expect(retrying.deliveries[0]?.last_error).toBe(`Could not connect to 127.0.0.1:${slack.port}`);
       await first.stop();
 
       second = await startPlatform(loadConfig(testEnv(first.dataDir, first.databaseUrl, restartEnv)));

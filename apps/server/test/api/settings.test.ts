@@ -20,6 +20,7 @@ const DEFAULTS: PlatformSettings = {
   analytics_retention_days: 90,
   audit_retention_days: 365,
   preview_environments_enabled: false,
+  allow_private_network_targets: false,
 };
 
 beforeAll(async () => {
@@ -134,6 +135,7 @@ describe('PUT /api/settings', () => {
       { log_retention_days: 1.5 },
       { log_retention_days: '30' },
       { preview_environments_enabled: 'yes' },
+      { allow_private_network_targets: 'yes' },
       { acme_directory_url: null },
     ]) {
       const response = await putSettings(body);
@@ -189,6 +191,9 @@ describe('PUT /api/settings', () => {
       const response = await putSettings({ log_retention_days: 2 }, person.token);
       expect(response.status, role).toBe(403);
       expect(response.body.detail).toBe('You need the admin role for this');
+      // Above all, no one but an admin opens private and loopback addresses to every user's providers.
+      const opening = await putSettings({ allow_private_network_targets: true }, person.token);
+      expect(opening.status, role).toBe(403);
     }
     const anonymous = await api.call<ApiError>('PUT', '/settings', { body: { log_retention_days: 2 } });
     expect(anonymous.status).toBe(401);

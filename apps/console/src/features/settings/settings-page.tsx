@@ -298,6 +298,48 @@ function RetentionSection({ settings, readOnly }: { settings: PlatformSettings; 
   );
 }
 
+const outboundSchema = z.object({ allow_private_network_targets: shape.allow_private_network_targets });
+
+/** Whether users' webhooks and mail servers may be on this machine or its private network (admins' always may). */
+function OutboundSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
+  const values = useMemo(() => ({ allow_private_network_targets: settings.allow_private_network_targets }), [settings]);
+  const section = useSectionForm({ schema: outboundSchema, values, current: settings });
+  return (
+    <SettingsSection
+      title="Outbound requests"
+      description="Where notification webhooks and mail servers may be."
+      section={section}
+      readOnly={readOnly}
+    >
+      <Controller
+        control={section.form.control}
+        name="allow_private_network_targets"
+        render={({ field }) => (
+          <div className="flex items-start justify-between gap-4 rounded-lg border p-4">
+            <div className="grid gap-1">
+              <Label id="settings-private-targets-label" htmlFor="settings-private-targets">
+                Allow private network targets
+              </Label>
+              <p id="settings-private-targets-hint" className="text-muted-foreground text-xs">
+                Let every user's webhooks and SMTP servers use loopback and private addresses (such as a Mattermost or mail relay
+                on your LAN); providers an admin saved always may, and cloud metadata addresses are always refused.
+              </p>
+            </div>
+            <Switch
+              id="settings-private-targets"
+              checked={field.value}
+              onCheckedChange={field.onChange}
+              onBlur={field.onBlur}
+              aria-labelledby="settings-private-targets-label"
+              aria-describedby="settings-private-targets-hint"
+            />
+          </div>
+        )}
+      />
+    </SettingsSection>
+  );
+}
+
 const previewSchema = z.object({ preview_environments_enabled: shape.preview_environments_enabled });
 
 function PreviewSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
@@ -386,6 +428,7 @@ export default function SettingsPage() {
             </div>
           ) : null}
           <GeneralSection settings={settings} readOnly={readOnly} />
+          <OutboundSection settings={settings} readOnly={readOnly} />
           <TlsSection settings={settings} readOnly={readOnly} />
           <RetentionSection settings={settings} readOnly={readOnly} />
           <PreviewSection settings={settings} readOnly={readOnly} />

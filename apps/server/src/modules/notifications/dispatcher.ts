@@ -13,8 +13,11 @@ import {
 import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { z } from 'zod';
+import { afterCommit } from '../../db/request-transaction';
 import { HttpError } from '../../lib/errors';
 import type { AppContext } from '../../lib/http';
+import type { OutboundPolicy } from '../../lib/outbound';
+import { getSettings } from '../settings/service';
 import { type AlertContent, renderAlert } from './message';
 import { getNotificationPreferences } from './preferences';
 import { type ProviderRow, recordLastDelivery, requireProvider, resolveProvider } from './providers';
@@ -168,8 +171,11 @@ export async function publishAlert(ctx: AppContext, alert: AlertInput): Promise<
   });
   if (result.status === 'queued' && result.deliveries > 0) {
     const worker = workers.get(ctx.pool);
-    if (!batchKey) worker?.kick();
-    else worker?.wakeAt(result.send_at);
+    // Published inside a request, the rows exist for the worker only once that request commits.
+    afterCommit(() => {
+      if (!batchKey) worker?.kick();
+      else worker?.wakeAt(result.send_at);
+    });
   }
   return result;
 }
@@ -211,12 +217,18 @@ const contentOf = (row: NotificationRow): AlertContent => ({
   data: row.data ?? {},
 });
 
-/** Sends one message through one provider, with its secret opened only here. */
+/** Private and loopback addresses: for providers an admin saved, or for all once an admin allowed them in Settings. */
+async function providerPolicy(ctx: AppContext, row: ProviderRow): Promise<OutboundPolicy> {
+  if (row.savedByAdmin) return { allowPrivateNetworks: true };
+  return { allowPrivateNetworks: (await getSettings(ctx)).allow_private_network_targets };
+}
+
+/** Sends one message through one provider, with its secret opened only here, through the outbound guard. */
 async function deliver(
   ctx: AppContext,
   row: ProviderRow,
   content: AlertContent,
-  options: { signal?: AbortSignal; timeoutMs: number },
+  sendOptions: { signal?: AbortSignal; timeoutMs: number },
 ): Promise<SendResult> {
   let provider: ReturnType<typeof resolveProvider>;
   try {
@@ -225,6 +237,7 @@ async function deliver(
     throw new DeliveryError("The provider's stored secret cannot be decrypted (was ENCRYPTION_KEY changed?)", true);
   }
   const message = renderAlert(content, ctx.config.publicUrl);
+  const options = { ...sendOptions, policy: await providerPolicy(ctx, row) };
   return provider.type === 'email' ? sendEmail(provider.config, message, options) : sendSlack(provider.config, message, options);
 }
 

@@ -13,6 +13,7 @@ import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
 import { badRequest, type FieldError, notFound } from '../../lib/errors';
 import type { AppContext } from '../../lib/http';
+import { decideMaskedSecret } from '../../lib/masked-secret';
 import { notificationDeliveries, notificationProviders } from './schema';
 
 export type ProviderRow = typeof notificationProviders.$inferSelect;
@@ -35,6 +36,12 @@ export function maskWebhookUrl(url: string): string {
   }
 }
 
+/** A webhook URL as reads show it (its path replaced by the mask), whatever its scheme and host. */
+const isMaskedWebhookUrl = (url: string) => url === SECRET_MASK || url.endsWith(`/${SECRET_MASK}`);
+
+/** Who saved a provider: an admin's providers may reach private and loopback addresses. */
+export type SavedBy = { admin: boolean };
+
 function openSecret(ctx: Pick<AppContext, 'box'>, row: ProviderRow): string {
   return row.secret ? ctx.box.open(row.secret) : '';
 }
@@ -44,6 +51,7 @@ export function toProviderDto(ctx: Pick<AppContext, 'box'>, row: ProviderRow): N
     id: row.id,
     name: row.name,
     enabled: row.enabled,
+    saved_by_admin: row.savedByAdmin,
     created_at: iso(row.createdAt),
     updated_at: iso(row.updatedAt),
     last_delivery: row.lastDeliveryAt
@@ -94,7 +102,26 @@ export function resolveProvider(ctx: Pick<AppContext, 'box'>, row: ProviderRow):
   return { id: row.id, name: row.name, type: 'email', enabled: row.enabled, config: { ...dto.config, password: secret } };
 }
 
-/** Splits a validated config into what is stored in the clear and the sealed secret. */
+/**
+ * Whether an email config still authenticates to the same place, the same way, as the stored one.
+ * Weakening TLS counts as a change: without certificate checks or with STARTTLS optional, whoever
+ * sits on the path could be the server that receives the password.
+ */
+function sameEmailDestination(config: Omit<EmailConfig, 'password'>, stored: Record<string, unknown>): boolean {
+  return (
+    config.smtp_host.toLowerCase() === String(stored.smtp_host ?? '').toLowerCase() &&
+    config.smtp_port === stored.smtp_port &&
+    config.username === (stored.username ?? '') &&
+    config.tls_mode === (stored.tls_mode ?? 'Starttls') &&
+    (!config.accept_invalid_certs || stored.accept_invalid_certs === true) &&
+    (config.starttls_required || stored.starttls_required !== true)
+  );
+}
+
+/**
+ * Splits a validated config into what is stored in the clear and the sealed secret. A masked
+ * secret keeps the stored one only for an unchanged destination (see lib/masked-secret.ts).
+ */
 function storedParts(
   ctx: Pick<AppContext, 'box'>,
   type: ProviderType,
@@ -103,20 +130,37 @@ function storedParts(
 ): { config: Record<string, unknown>; secret: string | null } {
   if (type === 'slack') {
     const slack = config as SlackConfig;
-    const keep = existing?.secret && slack.webhook_url === maskWebhookUrl(openSecret(ctx, existing));
+    const decision = decideMaskedSecret({
+      sent: slack.webhook_url,
+      mask: isMaskedWebhookUrl,
+      storedSealed: existing?.secret,
+      // The mask shows scheme and host: it stands for the stored URL only when those are the stored ones.
+      destinationUnchanged: existing?.secret ? slack.webhook_url === maskWebhookUrl(openSecret(ctx, existing)) : false,
+      field: 'config.webhook_url',
+      label: 'webhook URL',
+      destination: 'its scheme or host',
+    });
+    if (decision.action === 'ask_again') throw validationError([decision.error]);
     return {
       config: { channel: slack.channel },
-      secret: keep ? (existing?.secret ?? null) : ctx.box.seal(slack.webhook_url),
+      secret: decision.action === 'keep_stored' ? decision.sealed : ctx.box.seal(slack.webhook_url),
     };
   }
   const { password, ...rest } = config as EmailConfig;
   // Authentication is used only with a username: without one no password is kept.
-  let secret: string | null = null;
-  if (rest.username) {
-    if (password === SECRET_MASK && existing?.secret) secret = existing.secret;
-    else if (password) secret = ctx.box.seal(password);
-  }
-  return { config: rest, secret };
+  if (!rest.username) return { config: rest, secret: null };
+  const decision = decideMaskedSecret({
+    sent: password,
+    mask: SECRET_MASK,
+    storedSealed: existing?.secret,
+    destinationUnchanged: existing ? sameEmailDestination(rest, existing.config) : false,
+    field: 'config.password',
+    label: 'password',
+    destination: 'the server, port, username or TLS settings',
+  });
+  if (decision.action === 'ask_again') throw validationError([decision.error]);
+  if (decision.action === 'keep_stored') return { config: rest, secret: decision.sealed };
+  return { config: rest, secret: password ? ctx.box.seal(password) : null };
 }
 
 /** Zod issues as the API's field errors, under a path prefix ('config.smtp_port'). */
@@ -150,11 +194,19 @@ export async function createProvider(
   ctx: AppContext,
   type: ProviderType,
   input: { name: string; enabled: boolean; config: EmailConfig | SlackConfig },
+  savedBy: SavedBy,
 ): Promise<NotificationProvider> {
   const parts = storedParts(ctx, type, input.config, undefined);
   const [row] = await ctx.db
     .insert(notificationProviders)
-    .values({ name: input.name, providerType: type, enabled: input.enabled, config: parts.config, secret: parts.secret })
+    .values({
+      name: input.name,
+      providerType: type,
+      enabled: input.enabled,
+      config: parts.config,
+      secret: parts.secret,
+      savedByAdmin: savedBy.admin,
+    })
     .returning();
   if (!row) throw new Error('insert returned nothing');
   return toProviderDto(ctx, row);
@@ -163,11 +215,14 @@ export async function createProvider(
 /**
  * Replaces a provider's name, config and (when given) enabled flag. `type` is set by the typed
  * routes (/email/{id}, /slack/{id}); the generic route checks the config against the stored type.
+ * Whoever saves it last decides whether it is trusted with private addresses: an admin's
+ * provider re-saved by a user is a user's provider.
  */
 export async function updateProvider(
   ctx: AppContext,
   id: number,
   input: { name: string; enabled?: boolean; config: unknown },
+  savedBy: SavedBy,
   type?: ProviderType,
 ): Promise<NotificationProvider> {
   const existing = await requireProvider(ctx, id, type);
@@ -182,6 +237,7 @@ export async function updateProvider(
       ...(input.enabled !== undefined ? { enabled: input.enabled } : {}),
       config: parts.config,
       secret: parts.secret,
+      savedByAdmin: savedBy.admin,
       updatedAt: sql`now()`,
     })
     .where(eq(notificationProviders.id, id))

@@ -18,11 +18,23 @@ import {
   updateProviderRequestSchema,
   updateSlackProviderRequestSchema,
 } from '@launchbay/contract';
+import type { FastifyRequest } from 'fastify';
 import type { App, AppContext } from '../../lib/http';
 import { sendTestNotification } from './dispatcher';
 import { listNotifications } from './history';
 import { getNotificationPreferences, updateNotificationPreferences } from './preferences';
-import { createProvider, deleteProvider, listProviders, requireProvider, toProviderDto, updateProvider } from './providers';
+import {
+  createProvider,
+  deleteProvider,
+  listProviders,
+  requireProvider,
+  type SavedBy,
+  toProviderDto,
+  updateProvider,
+} from './providers';
+
+/** An admin's save makes a provider trusted with private and loopback addresses; anyone else's does not. */
+const savedBy = (request: FastifyRequest): SavedBy => ({ admin: request.principal?.roles.includes('admin') ?? false });
 
 /**
  * Alert preferences, notification providers and the notification record. Anyone signed in reads
@@ -80,7 +92,8 @@ export async function notificationRoutes(app: App, ctx: AppContext) {
         response: { 201: emailProviderSchema },
       },
     },
-    async (request, reply) => reply.code(201).send((await createProvider(ctx, 'email', request.body)) as EmailProvider),
+    async (request, reply) =>
+      reply.code(201).send((await createProvider(ctx, 'email', request.body, savedBy(request))) as EmailProvider),
   );
 
   app.post(
@@ -94,7 +107,8 @@ export async function notificationRoutes(app: App, ctx: AppContext) {
         response: { 201: slackProviderSchema },
       },
     },
-    async (request, reply) => reply.code(201).send((await createProvider(ctx, 'slack', request.body)) as SlackProvider),
+    async (request, reply) =>
+      reply.code(201).send((await createProvider(ctx, 'slack', request.body, savedBy(request))) as SlackProvider),
   );
 
   app.put(
@@ -103,13 +117,14 @@ export async function notificationRoutes(app: App, ctx: AppContext) {
       config: { access: 'user' },
       schema: {
         tags: ['notifications'],
-        summary: `Update an email provider; a password sent back masked keeps the stored one`,
+        summary:
+          'Update an email provider; a password sent back masked keeps the stored one while host, port, username and TLS mode are unchanged (otherwise 400: enter it again)',
         params: idParamSchema,
         body: updateEmailProviderRequestSchema,
         response: { 200: emailProviderSchema },
       },
     },
-    async (request) => (await updateProvider(ctx, request.params.id, request.body, 'email')) as EmailProvider,
+    async (request) => (await updateProvider(ctx, request.params.id, request.body, savedBy(request), 'email')) as EmailProvider,
   );
 
   app.put(
@@ -118,13 +133,14 @@ export async function notificationRoutes(app: App, ctx: AppContext) {
       config: { access: 'user' },
       schema: {
         tags: ['notifications'],
-        summary: 'Update a Slack provider; a webhook URL sent back masked keeps the stored one',
+        summary:
+          'Update a Slack provider; a webhook URL sent back masked keeps the stored one while its scheme and host are unchanged (otherwise 400: enter it again)',
         params: idParamSchema,
         body: updateSlackProviderRequestSchema,
         response: { 200: slackProviderSchema },
       },
     },
-    async (request) => (await updateProvider(ctx, request.params.id, request.body, 'slack')) as SlackProvider,
+    async (request) => (await updateProvider(ctx, request.params.id, request.body, savedBy(request), 'slack')) as SlackProvider,
   );
 
   app.get(
@@ -153,7 +169,7 @@ export async function notificationRoutes(app: App, ctx: AppContext) {
         response: { 200: notificationProviderSchema },
       },
     },
-    async (request) => updateProvider(ctx, request.params.id, request.body),
+    async (request) => updateProvider(ctx, request.params.id, request.body, savedBy(request)),
   );
 
   app.delete(
@@ -171,11 +187,12 @@ export async function notificationRoutes(app: App, ctx: AppContext) {
   app.post(
     '/notification-providers/:id/test',
     {
-      config: { access: 'user' },
+      // Outside a request transaction: the send is network I/O, and a failed send's record must stay.
+      config: { access: 'user', transaction: false },
       schema: {
         tags: ['notifications'],
         summary:
-          "Send a test notification now; 400 when the receiving server refused (fix the settings), 502 when it could not be reached, with the server's error as detail",
+          'Send a test notification now; 400 when the receiving server refused or the address is not allowed (fix the settings), 502 when it could not be reached. The detail says what failed (an HTTP status, an SMTP reply code), never what the server answered',
         params: idParamSchema,
         response: { 200: messageSchema },
       },

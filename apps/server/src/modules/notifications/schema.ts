@@ -27,6 +27,11 @@ export const notificationProviders = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     config: jsonb('config').$type<Record<string, unknown>>().notNull(),
     secret: text('secret'),
+    /**
+     * Whether the last create or update was made by an admin: only then may the provider reach
+     * private and loopback addresses (unless the allow_private_network_targets setting is on).
+     */
+    savedByAdmin: boolean('saved_by_admin').notNull().default(false),
     lastDeliveryAt: timestamp('last_delivery_at', { withTimezone: true }),
     lastDeliveryStatus: text('last_delivery_status'),
     lastDeliveryError: text('last_delivery_error'),

@@ -15,6 +15,8 @@ export function defaultSettings(ctx: Pick<AppContext, 'config'>): PlatformSettin
     analytics_retention_days: 90,
     audit_retention_days: 365,
     preview_environments_enabled: false,
+    // Off: only admins' providers reach private and loopback addresses (see lib/outbound.ts).
+    allow_private_network_targets: false,
   };
 }
 

@@ -1,0 +1,1 @@
+ALTER TABLE "notification_providers" ADD COLUMN "saved_by_admin" boolean DEFAULT false NOT NULL;
