@@ -2,14 +2,15 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { buildApp } from './app';
 import type { Config } from './config';
+import type { AppContext } from './context';
 import { createDb, createPool } from './db/client';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded';
 import { runMigrations } from './db/migrate';
 import { scopedDb } from './db/request-transaction';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
-import type { App, AppContext } from './lib/http';
+import type { App } from './lib/http';
 import { createLogger } from './lib/logger';
-import { createSessionStore } from './modules/auth/sessions';
+import { createPrincipalResolver } from './modules/auth/service';
 import { startNotificationWorker } from './modules/notifications/dispatcher';
 import { getSettings } from './modules/settings/service';
 import { ensureFirstAdmin } from './modules/users/bootstrap';
@@ -50,7 +51,7 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
       db,
       pool,
       box: createSecretBox(loadEncryptionKey(config.dataDir)),
-      sessions: createSessionStore({ db, config }),
+      principals: createPrincipalResolver({ db }),
       databaseKind: embedded ? 'embedded' : 'external',
       startedAt,
     };

@@ -7,11 +7,6 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import type pg from 'pg';
-import type { Config } from '../config';
-import type { Db } from '../db/client';
-import type { SessionStore } from '../modules/auth/sessions';
-import type { SecretBox } from './crypto';
 
 /**
  * Who may call a route. 'public' needs nothing; the others need a signed-in session (or an API
@@ -40,16 +35,6 @@ declare module 'fastify' {
     principal: Principal | null;
   }
 }
-
-export type AppContext = {
-  config: Config;
-  db: Db;
-  pool: pg.Pool;
-  box: SecretBox;
-  sessions: SessionStore;
-  databaseKind: 'embedded' | 'external';
-  startedAt: number;
-};
 
 export type App = FastifyInstance<
   RawServerDefault,

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PUBLIC_ROUTES } from '../../src/app';
+import { PUBLIC_ROUTES } from '../../src/http/openapi';
 import { type Api, apiClient } from '../helpers/api';
 import { startTestPlatform, type TestPlatform } from '../helpers/platform';
 

@@ -7,8 +7,9 @@ import {
   permissionListResponseSchema,
   updateApiKeyRequestSchema,
 } from '@launchbay/contract';
+import type { AppContext } from '../../context';
 import { unauthorized } from '../../lib/errors';
-import type { App, AppContext, Principal } from '../../lib/http';
+import type { App, Principal } from '../../lib/http';
 import { createKey, deleteKey, getKey, listKeys, permissionCatalogue, setKeyActive, updateKey } from './service';
 
 const who = (principal: Principal | null): Principal => {

@@ -9,11 +9,12 @@ import {
   type RoleType,
 } from '@launchbay/contract';
 import { and, desc, eq, sql } from 'drizzle-orm';
-import { afterCommit } from '../../db/request-transaction';
-import { TtlCache } from '../../lib/cache';
+import type { AppContext } from '../../context';
+import type { Db } from '../../db/client';
 import { sha256 } from '../../lib/crypto';
 import { forbidden, notFound, unauthorized } from '../../lib/errors';
-import type { AppContext, Principal } from '../../lib/http';
+import type { Principal } from '../../lib/http';
+import { WriteThrottle } from '../../lib/write-throttle';
 import { userRoles, users } from '../users/schema';
 import { apiKeys } from './schema';
 
@@ -215,7 +216,7 @@ export async function updateKey(
   if (patch.permissions !== undefined) values.permissions = [...new Set(patch.permissions)].sort();
   if (patch.expires_at !== undefined) values.expiresAt = patch.expires_at ? new Date(patch.expires_at) : null;
   const [row] = await ctx.db.update(apiKeys).set(values).where(eq(apiKeys.id, id)).returning();
-  forgetKeys();
+  ctx.principals.forgetApiKey(id);
   return toApiKeyDto(row as ApiKeyRow);
 }
 
@@ -225,7 +226,7 @@ export async function setKeyActive(ctx: AppContext, principal: Principal, id: nu
   assertManageable(actor, target);
   if (isActive) assertActivationWithin(actor, target);
   const [row] = await ctx.db.update(apiKeys).set({ isActive }).where(eq(apiKeys.id, id)).returning();
-  forgetKeys();
+  ctx.principals.forgetApiKey(id);
   return toApiKeyDto(row as ApiKeyRow);
 }
 
@@ -233,71 +234,55 @@ export async function deleteKey(ctx: AppContext, principal: Principal, id: numbe
   const target = await requireKey(ctx, principal, id);
   assertManageable(await actingKey(ctx, principal), target);
   await ctx.db.delete(apiKeys).where(eq(apiKeys.id, id));
-  forgetKeys();
+  ctx.principals.forgetApiKey(id);
 }
 
-type ResolvedKey = { row: ApiKeyRow; principal: Principal };
-/** Keys are resolved on every call they make: cached briefly like sessions (changes here clear it). */
-const keyCache = new TtlCache<string, ResolvedKey | 'unknown'>(5_000, 10_000);
-const lastUseWritten = new TtlCache<number, true>(60_000, 10_000);
+/** An API key as the principal resolver needs it: who it acts for, and whether it may be used now. */
+export type LoadedApiKey = {
+  principal: Principal;
+  isActive: boolean;
+  /** ms since the epoch, or null for a key that never expires. */
+  expiresAt: number | null;
+};
 
-/** The principal behind an API key secret; 401 with the reason when it cannot be used. */
-export async function resolveApiKey(ctx: AppContext, secret: string, ip: string): Promise<Principal> {
-  if (!secret.startsWith(API_KEY_PREFIX) || secret.length > 120) throw unauthorized('Invalid API key');
-  const hash = sha256(secret);
-  const resolved = await keyCache.getOrLoad(hash, async (): Promise<ResolvedKey | 'unknown'> => {
-    const [found] = await ctx.db
-      .select({
-        key: apiKeys,
-        username: users.username,
-        email: users.email,
-        avatarUrl: users.avatarUrl,
-        disabled: users.disabled,
-        mfaSecret: users.mfaSecret,
-        roles: sql<
-          RoleType[]
-        >`coalesce((select array_agg(${userRoles.role} order by ${userRoles.role}) from ${userRoles} where ${userRoles.userId} = ${users.id}), '{}')`,
-      })
-      .from(apiKeys)
-      .innerJoin(users, eq(users.id, apiKeys.userId))
-      .where(eq(apiKeys.secretHash, hash))
-      .limit(1);
-    return found && !found.disabled
-      ? {
-          row: found.key,
-          principal: {
-            userId: found.key.userId,
-            sessionId: 0,
-            username: found.username,
-            email: found.email,
-            avatarUrl: found.avatarUrl,
-            roles: found.roles,
-            mfaEnabled: found.mfaSecret !== null,
-            apiKey: { id: found.key.id, name: found.key.name, permissions: found.key.permissions as Permission[] },
-          },
-        }
-      : 'unknown';
-  });
-  if (!resolved) throw unauthorized('Invalid API key');
-  if (resolved === 'unknown') throw unauthorized('Invalid API key');
-  if (!resolved.row.isActive) throw unauthorized('This API key is deactivated');
-  if (resolved.row.expiresAt && new Date(resolved.row.expiresAt).getTime() <= Date.now())
-    throw unauthorized('This API key has expired');
-  const keyId = resolved.row.id;
-  if (!lastUseWritten.get(keyId)) {
-    lastUseWritten.set(keyId, true);
-    void ctx.db
-      .update(apiKeys)
-      .set({ lastUsedAt: new Date(), lastUsedIp: ip })
-      .where(eq(apiKeys.id, keyId))
-      .catch(() => undefined);
-  }
-  return resolved.principal;
+/** The key behind a secret's hash with its owner, or null (unknown key, or its owner is disabled). */
+export async function loadApiKey(db: Db, secretHash: string): Promise<LoadedApiKey | null> {
+  const [found] = await db
+    .select({
+      key: apiKeys,
+      username: users.username,
+      email: users.email,
+      avatarUrl: users.avatarUrl,
+      disabled: users.disabled,
+      mfaSecret: users.mfaSecret,
+      roles: sql<
+        RoleType[]
+      >`coalesce((select array_agg(${userRoles.role} order by ${userRoles.role}) from ${userRoles} where ${userRoles.userId} = ${users.id}), '{}')`,
+    })
+    .from(apiKeys)
+    .innerJoin(users, eq(users.id, apiKeys.userId))
+    .where(eq(apiKeys.secretHash, secretHash))
+    .limit(1);
+  if (!found || found.disabled) return null;
+  return {
+    isActive: found.key.isActive,
+    expiresAt: found.key.expiresAt ? new Date(found.key.expiresAt).getTime() : null,
+    principal: {
+      userId: found.key.userId,
+      sessionId: 0,
+      username: found.username,
+      email: found.email,
+      avatarUrl: found.avatarUrl,
+      roles: found.roles,
+      mfaEnabled: found.mfaSecret !== null,
+      apiKey: { id: found.key.id, name: found.key.name, permissions: found.key.permissions as Permission[] },
+    },
+  };
 }
 
-/** Forget cached keys of a user whose roles or status changed. */
-export function forgetKeys() {
-  keyCache.clear();
-  // Again once the change commits: a concurrent call could cache the old row in between.
-  afterCommit(() => keyCache.clear());
+const keyUses = new WriteThrottle<number>(60_000);
+
+/** Records when and from where a key was last used (at most once a minute per key). */
+export function recordApiKeyUse(db: Db, keyId: number, ip: string): void {
+  keyUses.run(keyId, () => db.update(apiKeys).set({ lastUsedAt: new Date(), lastUsedIp: ip }).where(eq(apiKeys.id, keyId)));
 }

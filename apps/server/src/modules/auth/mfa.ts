@@ -2,9 +2,10 @@ import { randomBytes } from 'node:crypto';
 import { and, eq, isNull } from 'drizzle-orm';
 import { generateSecret, generateURI, verify } from 'otplib';
 import QRCode from 'qrcode';
+import type { AppContext } from '../../context';
 import { sha256 } from '../../lib/crypto';
 import { badRequest } from '../../lib/errors';
-import type { AppContext, Principal } from '../../lib/http';
+import type { Principal } from '../../lib/http';
 import { mfaRecoveryCodes, users } from '../users/schema';
 
 const ISSUER = 'Launchbay';
@@ -96,7 +97,7 @@ export async function confirmMfa(ctx: AppContext, principal: Principal, code: st
     await tx.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, user.id));
     await tx.insert(mfaRecoveryCodes).values(codes.map((c) => ({ userId: user.id, codeHash: sha256(normaliseRecoveryCode(c)) })));
   });
-  ctx.sessions.forgetUser(user.id);
+  ctx.principals.forgetUser(user.id);
   return { recovery_codes: codes };
 }
 
@@ -110,5 +111,5 @@ export async function disableMfa(ctx: AppContext, principal: Principal, code: st
     await tx.update(users).set({ mfaSecret: null, mfaPendingSecret: null, updatedAt: new Date() }).where(eq(users.id, user.id));
     await tx.delete(mfaRecoveryCodes).where(eq(mfaRecoveryCodes.userId, user.id));
   });
-  ctx.sessions.forgetUser(user.id);
+  ctx.principals.forgetUser(user.id);
 }

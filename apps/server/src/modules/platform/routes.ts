@@ -1,7 +1,8 @@
 import os from 'node:os';
 import { accessInfoSchema, healthSchema, publicIpSchema } from '@launchbay/contract';
 import { sql } from 'drizzle-orm';
-import type { App, AppContext } from '../../lib/http';
+import type { AppContext } from '../../context';
+import type { App } from '../../lib/http';
 import { getSettings } from '../settings/service';
 
 const PRIVATE_V4 = [

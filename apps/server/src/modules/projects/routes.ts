@@ -1,7 +1,8 @@
 import { idParamSchema, paginationQuerySchema, projectListResponseSchema } from '@launchbay/contract';
 import { asc, eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
 import { notFound } from '../../lib/errors';
-import type { App, AppContext } from '../../lib/http';
+import type { App } from '../../lib/http';
 import { projects } from './schema';
 
 export async function projectRoutes(app: App, ctx: AppContext) {

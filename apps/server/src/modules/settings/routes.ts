@@ -1,5 +1,6 @@
 import { platformSettingsSchema, updateSettingsRequestSchema } from '@launchbay/contract';
-import type { App, AppContext } from '../../lib/http';
+import type { AppContext } from '../../context';
+import type { App } from '../../lib/http';
 import { getSettings, updateSettings } from './service';
 
 export async function settingsRoutes(app: App, ctx: AppContext) {

@@ -1,6 +1,6 @@
 import { LETS_ENCRYPT_DIRECTORY, type PlatformSettings, platformSettingsSchema } from '@launchbay/contract';
 import { sql } from 'drizzle-orm';
-import type { AppContext } from '../../lib/http';
+import type { AppContext } from '../../context';
 import { settings } from './schema';
 
 /** The value of every setting nobody has changed yet; access_mode starts from ACCESS_MODE. */

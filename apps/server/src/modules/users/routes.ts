@@ -12,9 +12,10 @@ import {
   userListResponseSchema,
   userSchema,
 } from '@launchbay/contract';
+import type { AppContext } from '../../context';
 import { unauthorized } from '../../lib/errors';
-import type { App, AppContext, Principal } from '../../lib/http';
-import { confirmMfa, disableMfa, setupMfa } from '../auth/mfa';
+import type { App, Principal } from '../../lib/http';
+import { confirmMfa, disableMfa, setupMfa } from '../auth/service';
 import { addRole, createUser, deleteUser, getUser, listUsers, removeRole, updateMe, updateUser } from './service';
 
 const me = (principal: Principal | null): Principal => {

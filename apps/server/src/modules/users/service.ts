@@ -1,9 +1,10 @@
 import type { CreateUserRequest, CurrentUser, RoleType, UpdateMeRequest, UpdateUserRequest, User } from '@launchbay/contract';
 import { and, asc, eq, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
 import type { Db } from '../../db/client';
 import { badRequest, conflict, notFound } from '../../lib/errors';
-import type { AppContext, Principal } from '../../lib/http';
-import { hashPassword, verifyPassword } from '../auth/passwords';
+import type { Principal } from '../../lib/http';
+import { hashPassword, revokeUserSessions, verifyPassword } from '../auth/service';
 import { userRoles, users } from './schema';
 
 type UserRow = typeof users.$inferSelect;
@@ -133,8 +134,8 @@ export async function updateUser(ctx: AppContext, userId: number, patch: UpdateU
     if (isUniqueViolation(error)) throw emailTaken();
     throw error;
   }
-  if (patch.disabled || patch.password !== undefined) await ctx.sessions.revokeUser(userId);
-  ctx.sessions.forgetUser(userId);
+  if (patch.disabled || patch.password !== undefined) await revokeUserSessions(ctx, userId);
+  ctx.principals.forgetUser(userId);
   return getUser(ctx.db, userId);
 }
 
@@ -146,13 +147,13 @@ export async function deleteUser(ctx: AppContext, actor: Principal, userId: numb
     (tx) => tx.delete(users).where(eq(users.id, userId)),
     'The last active admin cannot be deleted',
   );
-  ctx.sessions.forgetUser(userId);
+  ctx.principals.forgetUser(userId);
 }
 
 export async function addRole(ctx: AppContext, userId: number, role: RoleType): Promise<User> {
   await requireUser(ctx.db, userId);
   await ctx.db.insert(userRoles).values({ userId, role }).onConflictDoNothing();
-  ctx.sessions.forgetUser(userId);
+  ctx.principals.forgetUser(userId);
   return getUser(ctx.db, userId);
 }
 
@@ -166,7 +167,7 @@ export async function removeRole(ctx: AppContext, userId: number, role: RoleType
     (tx) => tx.delete(userRoles).where(and(eq(userRoles.userId, userId), eq(userRoles.role, role))),
     'The last active admin cannot lose the admin role',
   );
-  ctx.sessions.forgetUser(userId);
+  ctx.principals.forgetUser(userId);
   return getUser(ctx.db, userId);
 }
 
@@ -191,8 +192,8 @@ export async function updateMe(ctx: AppContext, principal: Principal, patch: Upd
     throw error;
   }
   // A new password ends every other session: whoever knew the old one is signed out.
-  if (patch.new_password !== undefined) await ctx.sessions.revokeUser(principal.userId, principal.sessionId);
-  ctx.sessions.forgetUser(principal.userId);
+  if (patch.new_password !== undefined) await revokeUserSessions(ctx, principal.userId, principal.sessionId);
+  ctx.principals.forgetUser(principal.userId);
   const updated = await requireUser(ctx.db, principal.userId);
   return {
     id: updated.id,

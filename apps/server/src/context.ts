@@ -1,0 +1,38 @@
+import type pg from 'pg';
+import type { Config } from './config';
+import type { Db } from './db/client';
+import type { SecretBox } from './lib/crypto';
+import type { Principal } from './lib/http';
+
+/**
+ * What every route, service and job is handed: configuration, the database and the shared
+ * services of one running platform. This file imports no module, so any module can depend on it.
+ */
+
+/** The outcome of checking a credential: who it belongs to, or why it cannot be used (401 detail). */
+export type CredentialCheck = { principal: Principal } | { principal: null; refusal?: string };
+
+/**
+ * Turns the credential a request carries (a session token or an API key) into a principal, with
+ * one cache per platform. Every change to who someone is (roles, status, sessions, keys) calls one
+ * of the forget methods, which drop the cached copies now and again when the change commits.
+ */
+export interface PrincipalResolver {
+  resolve(credential: string, ip: string): Promise<CredentialCheck>;
+  /** A sign-in between password and second factor (only this resolves a pending-MFA token). */
+  resolvePendingMfa(token: string): Promise<Principal | null>;
+  forgetUser(userId: number): void;
+  forgetSession(sessionId: number): void;
+  forgetApiKey(keyId: number): void;
+}
+
+export type AppContext = {
+  config: Config;
+  /** Follows the request transaction of a mutating API call (db/request-transaction.ts). */
+  db: Db;
+  pool: pg.Pool;
+  box: SecretBox;
+  principals: PrincipalResolver;
+  databaseKind: 'embedded' | 'external';
+  startedAt: number;
+};

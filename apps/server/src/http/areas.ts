@@ -1,0 +1,22 @@
+import type { AppContext } from '../context';
+import type { App } from '../lib/http';
+import { apiKeyRoutes } from '../modules/api-keys/routes';
+import { auditRoutes } from '../modules/audit/routes';
+import { authRoutes } from '../modules/auth/routes';
+import { notificationRoutes } from '../modules/notifications/routes';
+import { platformRoutes } from '../modules/platform/routes';
+import { projectRoutes } from '../modules/projects/routes';
+import { settingsRoutes } from '../modules/settings/routes';
+import { userRoutes } from '../modules/users/routes';
+
+/** Every area's routes, mounted under /api. A new area is one line here. */
+export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
+  authRoutes,
+  userRoutes,
+  platformRoutes,
+  projectRoutes,
+  apiKeyRoutes,
+  settingsRoutes,
+  auditRoutes,
+  notificationRoutes,
+];
