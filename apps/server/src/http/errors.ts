@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { hasZodFastifySchemaValidationErrors } from 'fastify-type-provider-zod';
-import { HttpError } from '../lib/errors';
+import { HttpError, validationError } from '../lib/errors';
 import type { App } from '../lib/http';
 
 /**
@@ -74,8 +74,8 @@ export function registerErrorHandling(app: App) {
         path: `${where}${issue.instancePath.replace(/^\//, '').replace(/\//g, '.')}`.replace(/\.$/, '') || '(root)',
         message: issue.message ?? 'Invalid value',
       }));
-      const detail = [...new Set(errors.map((e) => (e.path === '(root)' ? e.message : `${e.path}: ${e.message}`)))].join('; ');
-      return sendError(reply, 400, { detail, errors });
+      const refusal = validationError(errors);
+      return sendError(reply, 400, { detail: refusal.detail, errors });
     }
     if (error instanceof HttpError) {
       if (error.headers) reply.headers(error.headers);

@@ -14,6 +14,12 @@ export class HttpError extends Error {
 }
 
 export const badRequest = (detail: string, errors?: FieldError[]) => new HttpError(400, detail, errors);
+
+/** The 400 for a list of field errors; its detail joins them ('config.port: Must be a number; name: Required'). */
+export function validationError(errors: FieldError[]): HttpError {
+  const detail = [...new Set(errors.map((e) => (e.path === '(root)' ? e.message : `${e.path}: ${e.message}`)))].join('; ');
+  return badRequest(detail, errors);
+}
 export const unauthorized = (detail = 'Authentication Required') => new HttpError(401, detail);
 export const forbidden = (detail: string) => new HttpError(403, detail);
 export const notFound = (detail: string) => new HttpError(404, detail);

@@ -14,6 +14,7 @@ import type { Db } from '../../db/client';
 import { sha256 } from '../../lib/crypto';
 import { forbidden, notFound, unauthorized } from '../../lib/errors';
 import type { Principal } from '../../lib/http';
+import { toIso, toIsoOrNull } from '../../lib/time';
 import { WriteThrottle } from '../../lib/write-throttle';
 import { userRoles, users } from '../users/schema';
 import { apiKeys } from './schema';
@@ -67,8 +68,6 @@ export function permissionCatalogue() {
   };
 }
 
-const iso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
-
 export function toApiKeyDto(row: ApiKeyRow): ApiKey {
   return {
     id: row.id,
@@ -76,9 +75,9 @@ export function toApiKeyDto(row: ApiKeyRow): ApiKey {
     key_prefix: row.keyPrefix,
     permissions: row.permissions as Permission[],
     is_active: row.isActive,
-    expires_at: iso(row.expiresAt),
-    created_at: iso(row.createdAt) ?? '',
-    last_used_at: iso(row.lastUsedAt),
+    expires_at: toIsoOrNull(row.expiresAt),
+    created_at: toIso(row.createdAt),
+    last_used_at: toIsoOrNull(row.lastUsedAt),
     last_used_ip: row.lastUsedIp,
     user_id: row.userId,
   };

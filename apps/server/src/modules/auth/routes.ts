@@ -7,15 +7,16 @@ import {
 } from '@launchbay/contract';
 import { eq, sql } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context';
 import { HttpError, unauthorized } from '../../lib/errors';
-import type { App, AppContext } from '../../lib/http';
+import type { App } from '../../lib/http';
 import { recordAuditEvent } from '../audit/service';
-import { publishAlert } from '../notifications/dispatcher';
+import { publishAlert } from '../notifications/service';
 import { users } from '../users/schema';
 import { findUserByEmail, toCurrentUser } from '../users/service';
 import { checkSecondFactor } from './mfa';
 import { verifyPassword } from './passwords';
-import { MFA_COOKIE, SESSION_COOKIE } from './sessions';
+import { createSession, MFA_COOKIE, revokeSession, SESSION_COOKIE } from './sessions';
 import {
   ACCOUNT_POLICY,
   type AccountAttempt,
@@ -41,7 +42,7 @@ function cookieOptions(request: FastifyRequest, maxAgeSeconds: number, path = '/
 }
 
 async function startSession(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, userId: number) {
-  const session = await ctx.sessions.create(userId, 'session', { ip: request.ip, userAgent: request.headers['user-agent'] });
+  const session = await createSession(ctx, userId, 'session', { ip: request.ip, userAgent: request.headers['user-agent'] });
   await ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, userId));
   reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, session.maxAgeSeconds));
   return session.token;
@@ -92,13 +93,6 @@ async function reportAccountLocked(
   }
 }
 
-/** The bearer token or session cookie of a request, whichever it carries. */
-export function requestToken(request: FastifyRequest): string | undefined {
-  const header = request.headers.authorization;
-  if (header?.startsWith('Bearer ')) return header.slice(7).trim();
-  return request.cookies[SESSION_COOKIE];
-}
-
 export async function authRoutes(app: App, ctx: AppContext) {
   app.post(
     '/auth/login',
@@ -129,7 +123,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
       await clearThrottle(ctx.db, keys.account);
       await clearThrottle(ctx.db, keys.email);
       if (user.mfaSecret) {
-        const pending = await ctx.sessions.create(user.id, 'mfa_pending', {
+        const pending = await createSession(ctx, user.id, 'mfa_pending', {
           ip: request.ip,
           userAgent: request.headers['user-agent'],
         });
@@ -154,7 +148,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
     },
     async (request, reply) => {
       const pendingToken = request.body.mfa_token ?? request.cookies[MFA_COOKIE];
-      const pending = pendingToken ? await ctx.sessions.resolve(pendingToken, 'mfa_pending') : null;
+      const pending = pendingToken ? await ctx.principals.resolvePendingMfa(pendingToken) : null;
       if (!pending) throw unauthorized('Your sign-in expired. Sign in again with your email and password.');
       request.auditUserId = pending.userId;
       // Per user, not per pending sign-in: signing in again must not buy another round of guesses.
@@ -165,7 +159,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
         await recordFailure(ctx.db, throttleKey, MFA_ATTEMPT_LIMIT);
         throw unauthorized('Invalid verification code');
       }
-      await ctx.sessions.revoke(pending.sessionId);
+      await revokeSession(ctx, pending.sessionId);
       await clearThrottle(ctx.db, throttleKey);
       reply.clearCookie(MFA_COOKIE, { path: '/api/auth' });
       return { token: await startSession(ctx, request, reply, user.id) };
@@ -179,7 +173,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
       schema: { tags: ['auth'], summary: 'End the current session (answers 204)' },
     },
     async (request, reply) => {
-      if (request.principal) await ctx.sessions.revoke(request.principal.sessionId);
+      if (request.principal) await revokeSession(ctx, request.principal.sessionId);
       reply.clearCookie(SESSION_COOKIE, { path: '/' });
       return reply.code(204).send();
     },

@@ -3,6 +3,7 @@ import { asc, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { notFound } from '../../lib/errors';
 import type { App } from '../../lib/http';
+import { toIso } from '../../lib/time';
 import { projects } from './schema';
 
 export async function projectRoutes(app: App, ctx: AppContext) {
@@ -28,7 +29,7 @@ export async function projectRoutes(app: App, ctx: AppContext) {
         ctx.db.select({ n: sql<number>`count(*)::int` }).from(projects),
       ]);
       return {
-        projects: rows.map((p) => ({ id: p.id, name: p.name, slug: p.slug, created_at: new Date(p.createdAt).toISOString() })),
+        projects: rows.map((p) => ({ id: p.id, name: p.name, slug: p.slug, created_at: toIso(p.createdAt) })),
         total: count?.n ?? 0,
         page,
         per_page,

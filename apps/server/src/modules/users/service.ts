@@ -4,12 +4,11 @@ import type { AppContext } from '../../context';
 import type { Db } from '../../db/client';
 import { badRequest, conflict, notFound } from '../../lib/errors';
 import type { Principal } from '../../lib/http';
+import { toIso, toIsoOrNull } from '../../lib/time';
 import { hashPassword, revokeUserSessions, verifyPassword } from '../auth/service';
 import { userRoles, users } from './schema';
 
 type UserRow = typeof users.$inferSelect;
-
-const toIso = (value: Date | string | null) => (value === null ? null : new Date(value).toISOString());
 
 export function toUserDto(row: UserRow, roles: RoleType[]): User {
   return {
@@ -20,8 +19,8 @@ export function toUserDto(row: UserRow, roles: RoleType[]): User {
     roles,
     mfa_enabled: row.mfaSecret !== null,
     disabled: row.disabled,
-    created_at: toIso(row.createdAt) ?? '',
-    last_login_at: toIso(row.lastLoginAt),
+    created_at: toIso(row.createdAt),
+    last_login_at: toIsoOrNull(row.lastLoginAt),
   };
 }
 
