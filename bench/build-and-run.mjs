@@ -3,8 +3,9 @@ import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
 
 await build({
-  entryPoints: ['bench/run.ts'],
-  outfile: 'bench/.out/run.mjs',
+  entryPoints: ['bench/run.ts', 'bench/bare-fastify.ts'],
+  outdir: 'bench/.out',
+  outExtension: { '.js': '.mjs' },
   bundle: true,
   platform: 'node',
   format: 'esm',

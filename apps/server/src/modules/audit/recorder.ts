@@ -1,11 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../../context';
 import {
   openRequestTransaction,
   type RequestTransaction,
   runInRequestTransaction,
   unscopedDb,
 } from '../../db/request-transaction';
-import type { App, AppContext } from '../../lib/http';
+import type { App } from '../../lib/http';
 import { type AuditEvent, recordAuditEvent } from './service';
 
 /**
@@ -190,22 +191,19 @@ export function registerAuditHooks(app: App, ctx: AppContext) {
     };
   });
 
-  // Written before the answer leaves, so a client that sees a success can always find its row.
-  app.addHook('onSend', async (request, reply, payload) => {
-    const routeUrl = request.routeOptions.url;
-    if (!routeUrl || request.is404 || !isMutatingApiRoute(request.method, routeUrl)) return payload;
+  /** What happens to a mutation's answer before it leaves: commit with its audit row, or roll back (and record a refusal). */
+  async function settle(request: FastifyRequest, reply: FastifyReply, payload: unknown, routeUrl: string): Promise<void> {
     const failed = reply.statusCode >= 400;
     const transaction = request.requestTransaction;
     if (transaction?.tx) {
       if (failed) await transaction.rollback();
       // Throws when the audit row or the commit fails: the answer becomes a 500 and nothing changed.
-      else await transaction.commit((tx) => recordAuditEvent(tx, auditEvent(request, reply, payload, 'ok')));
-      if (!failed) return payload;
+      else return transaction.commit((tx) => recordAuditEvent(tx, auditEvent(request, reply, payload, 'ok')));
     }
     const db = unscopedDb(ctx.db);
     if (!failed) {
       if (!transaction) await recordAuditEvent(db, auditEvent(request, reply, payload, 'ok'));
-      return payload;
+      return;
     }
     // Refused attempts are worth a row too: someone tried to get in, or to do what their role does not allow.
     const outcome = reply.statusCode === 403 ? 'denied' : RECORD_FAILURES.has(routeUrl) ? 'failed' : undefined;
@@ -214,14 +212,24 @@ export function registerAuditHooks(app: App, ctx: AppContext) {
         request.log.error({ err: error }, 'could not write the audit row of a refused request'),
       );
     }
-    return payload;
+  }
+
+  // Written before the answer leaves, so a client that sees a success can always find its row.
+  // Callback-style: a read (most requests) passes straight through without a promise.
+  app.addHook('onSend', (request, reply, payload, done) => {
+    const routeUrl = request.routeOptions.url;
+    if (!routeUrl || request.is404 || !isMutatingApiRoute(request.method, routeUrl)) return done(null, payload);
+    settle(request, reply, payload, routeUrl).then(
+      () => done(null, payload),
+      (error: Error) => done(error),
+    );
   });
 
   // Should never find work: every answer passes onSend. A safety net so a connection is never kept.
-  app.addHook('onResponse', async (request) => {
-    if (request.requestTransaction?.tx) {
-      request.log.warn({ url: request.url }, 'request transaction still open after the answer: rolled back');
-      await request.requestTransaction.rollback();
-    }
+  app.addHook('onResponse', (request, _reply, done) => {
+    const transaction = request.requestTransaction;
+    if (!transaction?.tx) return done();
+    request.log.warn({ url: request.url }, 'request transaction still open after the answer: rolled back');
+    transaction.rollback().then(() => done());
   });
 }
