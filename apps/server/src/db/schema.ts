@@ -1,4 +1,5 @@
 // The drizzle schema index: one schema file per module, gathered here for drizzle-kit and queries.
+export * from '../jobs/schema';
 export * from '../modules/api-keys/schema';
 export * from '../modules/audit/schema';
 export * from '../modules/auth/schema';

@@ -3,6 +3,7 @@ import type { App } from '../lib/http';
 import { apiKeyRoutes } from '../modules/api-keys/routes';
 import { auditRoutes } from '../modules/audit/routes';
 import { authRoutes } from '../modules/auth/routes';
+import { jobRoutes } from '../modules/jobs/routes';
 import { notificationRoutes } from '../modules/notifications/routes';
 import { platformRoutes } from '../modules/platform/routes';
 import { projectRoutes } from '../modules/projects/routes';
@@ -19,4 +20,5 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   settingsRoutes,
   auditRoutes,
   notificationRoutes,
+  jobRoutes,
 ];

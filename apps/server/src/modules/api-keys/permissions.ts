@@ -24,6 +24,8 @@ const AREA_OF_SEGMENT: Record<string, PermissionArea> = {
   'session-replays': 'analytics',
   visitors: 'analytics',
   imports: 'projects',
+  // A job's state and log: today's jobs are deploys, backups and imports, read like deployments.
+  jobs: 'deployments',
   presets: 'projects',
   geo: 'platform',
   performance: 'platform',

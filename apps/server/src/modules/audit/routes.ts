@@ -1,8 +1,8 @@
 import { auditLogListResponseSchema, auditLogQuerySchema, auditLogSchema, idParamSchema } from '@launchbay/contract';
 import { and, desc, eq, gte, ilike, like, lt, or, type SQL, sql } from 'drizzle-orm';
+import type { AppContext } from '../../context';
 import { notFound } from '../../lib/errors';
-import type { App, AppContext } from '../../lib/http';
-import { getSettings } from '../settings/service';
+import type { App } from '../../lib/http';
 import { auditLogs } from './schema';
 
 type Row = typeof auditLogs.$inferSelect;
@@ -88,15 +88,4 @@ export async function auditRoutes(app: App, ctx: AppContext) {
       return toDto(row);
     },
   );
-
-  // Retention: entries older than the configured number of days are removed hourly.
-  const sweep = setInterval(() => {
-    void getSettings(ctx)
-      .then((s) =>
-        ctx.db.execute(sql`DELETE FROM audit_logs WHERE created_at < now() - make_interval(days => ${s.audit_retention_days})`),
-      )
-      .catch(() => undefined);
-  }, 3600_000);
-  sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
 }

@@ -5,7 +5,7 @@ import {
   verifyMfaRequestSchema,
   verifyMfaResponseSchema,
 } from '@launchbay/contract';
-import { eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context';
 import { HttpError, unauthorized } from '../../lib/errors';
@@ -190,18 +190,4 @@ export async function authRoutes(app: App, ctx: AppContext) {
       return toCurrentUser(request.principal);
     },
   );
-
-  // Housekeeping: expired sessions are useless; drop them hourly so the table stays small. So are
-  // sign-in counts older than the longest window (every email ever tried leaves one).
-  const sweep = setInterval(() => {
-    void ctx.db.execute(sql`DELETE FROM sessions WHERE expires_at < now() - interval '1 day'`).catch(() => undefined);
-    void ctx.db
-      .execute(
-        sql`DELETE FROM login_throttle WHERE window_started_at < now() - make_interval(secs => ${ACCOUNT_POLICY.windowMs / 1000})
-            AND (locked_until IS NULL OR locked_until < now())`,
-      )
-      .catch(() => undefined);
-  }, 3600_000);
-  sweep.unref();
-  app.addHook('onClose', async () => clearInterval(sweep));
 }

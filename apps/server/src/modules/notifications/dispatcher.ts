@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import os from 'node:os';
 import {
   ALERT_TYPE_PREFERENCE,
@@ -13,9 +12,18 @@ import {
 import { and, eq, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import { z } from 'zod';
-import { afterCommit } from '../../db/request-transaction';
+import type { AppContext } from '../../context';
+import {
+  defineQueue,
+  defineSchedule,
+  enqueue,
+  type JobRuntime,
+  RetryJob,
+  type RunningJob,
+  startJobRuntime,
+  wakeQueue,
+} from '../../jobs';
 import { HttpError } from '../../lib/errors';
-import type { AppContext } from '../../lib/http';
 import type { OutboundPolicy } from '../../lib/outbound';
 import { getSettings } from '../settings/service';
 import { type AlertContent, renderAlert } from './message';
@@ -58,7 +66,6 @@ const alertInputSchema = z.object({
 });
 
 export const MAX_ATTEMPTS = 5;
-const POLL_MS = 500;
 const CONCURRENCY = 4;
 const MAX_BACKOFF_MS = 3600_000;
 const RETENTION_DAYS = 90;
@@ -155,27 +162,40 @@ export async function publishAlert(ctx: AppContext, alert: AlertInput): Promise<
     if (!row) throw new Error('insert returned nothing');
     const sendAt = row.batchUntil ?? row.createdAt;
     if (providers.length > 0) {
-      await tx.insert(notificationDeliveries).values(
-        providers.map((p) => ({
-          notificationId: row.id,
-          providerId: p.id,
-          providerName: p.name,
-          providerType: p.providerType,
-          maxAttempts: MAX_ATTEMPTS,
-          // A batched notification waits for its window to close, so the one message carries the count.
-          nextAttemptAt: row.batchUntil ?? sql`clock_timestamp()`,
-        })),
-      );
+      const deliveries = await tx
+        .insert(notificationDeliveries)
+        .values(
+          providers.map((p) => ({
+            notificationId: row.id,
+            providerId: p.id,
+            providerName: p.name,
+            providerType: p.providerType,
+            maxAttempts: MAX_ATTEMPTS,
+            // A batched notification waits for its window to close, so the one message carries the count.
+            nextAttemptAt: row.batchUntil ?? sql`clock_timestamp()`,
+          })),
+        )
+        .returning({ id: notificationDeliveries.id });
+      for (const delivery of deliveries) {
+        await enqueue(
+          ctx,
+          notificationDeliveryQueue,
+          { delivery_id: delivery.id },
+          {
+            tx,
+            // The window's end in ms, rounded up (Postgres keeps microseconds): not a moment before it.
+            runAt: row.batchUntil ? new Date(new Date(row.batchUntil).getTime() + 1) : undefined,
+            singletonKey: `delivery:${delivery.id}`,
+            wake: false,
+          },
+        );
+      }
     }
     return { status: 'queued', notification_id: row.id, deliveries: providers.length, send_at: new Date(sendAt) };
   });
   if (result.status === 'queued' && result.deliveries > 0) {
-    const worker = workers.get(ctx.pool);
-    // Published inside a request, the rows exist for the worker only once that request commits.
-    afterCommit(() => {
-      if (!batchKey) worker?.kick();
-      else worker?.wakeAt(result.send_at);
-    });
+    // Published inside a request, the rows exist for the workers only once that request commits.
+    wakeQueue(ctx, notificationDeliveryQueue, batchKey ? result.send_at : undefined);
   }
   return result;
 }
@@ -243,16 +263,6 @@ async function deliver(
 
 const sendTimeout = (ctx: AppContext) => Math.min(30_000, Math.max(1_000, Math.floor(ctx.config.notificationLeaseMs / 2)));
 
-export type NotificationWorker = {
-  /** Look for due deliveries now (after a publish). */
-  kick(): void;
-  /** Look again at `at` (when a batching window closes), besides the regular polling. */
-  wakeAt(at: Date): void;
-  stop(): Promise<void>;
-};
-
-const workers = new WeakMap<object, NotificationWorker>();
-
 type Claimed = {
   id: number;
   notification_id: number;
@@ -261,84 +271,113 @@ type Claimed = {
   max_attempts: number;
 };
 
-export function startNotificationWorker(ctx: AppContext, logger: Pick<Logger, 'warn' | 'error'>): NotificationWorker {
-  const nodeId = `${os.hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const abort = new AbortController();
-  const inflight = new Set<Promise<void>>();
-  let stopped = false;
-  let ticking: Promise<void> | undefined;
-  let again = false;
-  let pollTimer: NodeJS.Timeout | undefined;
-  const wakeTimers = new Set<NodeJS.Timeout>();
-  let lastSweep = 0;
+/**
+ * Sends one delivery: the job runtime's first user. The delivery row stays the record the console
+ * shows (status, attempts, history, lease): the handler mirrors each attempt into it, and decides
+ * retries itself (handing the runtime an uncounted RetryJob), so the job's own attempt count only
+ * guards against a handler that keeps crashing.
+ */
+export const notificationDeliveryQueue = defineQueue({
+  name: 'notifications.deliver',
+  payload: z.object({ delivery_id: z.number().int().positive() }),
+  maxAttempts: 100,
+  concurrency: CONCURRENCY,
+  leaseMs: (ctx) => ctx.config.notificationLeaseMs,
+  handler: (payload, job) => sendDelivery(payload.delivery_id, job),
+});
 
-  /** Claims up to `limit` due deliveries and reads their notifications, in one short transaction. */
-  async function claim(limit: number): Promise<{ jobs: Claimed[]; rows: Map<number, NotificationRow> }> {
-    const client = await ctx.pool.connect();
-    try {
-      await client.query('BEGIN');
-      // Held by a node that died, with no attempt left: record the failure instead of trying again.
-      const dead = await client.query<{ provider_id: number | null; last_error: string }>(
-        `WITH dead AS (
-           SELECT id FROM notification_deliveries
-           WHERE status = 'sending' AND lease_until < clock_timestamp() AND attempts >= max_attempts
-           FOR UPDATE SKIP LOCKED
-         )
-         UPDATE notification_deliveries d
-         SET status = 'failed', lease_until = NULL, locked_by = NULL, updated_at = clock_timestamp(),
-             last_error = coalesce(d.last_error || ' / ', '') || 'the node sending it stopped, and no attempt is left'
-         FROM dead WHERE d.id = dead.id
-         RETURNING d.provider_id, d.last_error`,
-      );
-      const claimed = await client.query<Claimed>(
-        `WITH due AS (
-           SELECT id FROM notification_deliveries
-           WHERE (status = 'pending' AND next_attempt_at <= clock_timestamp())
-              OR (status = 'sending' AND lease_until < clock_timestamp())
-           ORDER BY next_attempt_at, id
-           LIMIT $1
-           FOR UPDATE SKIP LOCKED
-         )
-         UPDATE notification_deliveries d
-         SET status = 'sending', attempts = d.attempts + 1, locked_by = $3,
-             lease_until = clock_timestamp() + make_interval(secs => $2::double precision),
-             last_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
-         FROM due WHERE d.id = due.id
-         RETURNING d.id, d.notification_id, d.provider_id, d.attempts, d.max_attempts`,
-        [limit, ctx.config.notificationLeaseMs / 1000, nodeId],
-      );
-      const ids = [...new Set(claimed.rows.map((r) => Number(r.notification_id)))];
-      const rows = new Map<number, NotificationRow>();
-      if (ids.length > 0) {
-        // FOR SHARE waits for a publisher still folding a repeat into one of these (see publishAlert).
-        const found = await client.query<NotificationRow>(
-          `SELECT id, type, severity, title, message, project_id, data, occurrences, first_at, last_at
-           FROM notifications WHERE id = ANY($1::bigint[]) FOR SHARE`,
-          [ids],
-        );
-        for (const row of found.rows) rows.set(Number(row.id), row);
-      }
+/** Takes the delivery row for this run (like a worker's claim), or says when to look again. */
+async function claimDelivery(
+  job: RunningJob,
+  deliveryId: number,
+): Promise<{ claimed: Claimed; row: NotificationRow | undefined } | { retryAt: Date } | null> {
+  const { ctx } = job;
+  const client = await ctx.pool.connect();
+  try {
+    await client.query('BEGIN');
+    const found = await client.query<{
+      status: DeliveryStatus;
+      attempts: number;
+      max_attempts: number;
+      provider_id: number | null;
+      last_error: string | null;
+      locked_by: string | null;
+      held_until: Date | null;
+      due_at: Date | null;
+    }>(
+      `SELECT status, attempts, max_attempts, provider_id, last_error, locked_by,
+              CASE WHEN status = 'sending' AND lease_until > clock_timestamp() THEN lease_until END AS held_until,
+              CASE WHEN status = 'pending' AND next_attempt_at > clock_timestamp() THEN next_attempt_at END AS due_at
+       FROM notification_deliveries WHERE id = $1 FOR UPDATE`,
+      [deliveryId],
+    );
+    const delivery = found.rows[0];
+    if (!delivery || !['pending', 'sending'].includes(delivery.status)) {
       await client.query('COMMIT');
-      for (const row of dead.rows) {
-        if (row.provider_id !== null) await recordLastDelivery(ctx, row.provider_id, new Date(), 'failed', row.last_error);
-      }
-      return { jobs: claimed.rows.map((r) => ({ ...r, id: Number(r.id), notification_id: Number(r.notification_id) })), rows };
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
+      return null;
     }
+    // Held by another sender whose lease still runs: look again when it ends.
+    if (delivery.held_until) {
+      await client.query('COMMIT');
+      return { retryAt: new Date(delivery.held_until) };
+    }
+    if (delivery.due_at) {
+      await client.query('COMMIT');
+      return { retryAt: new Date(delivery.due_at) };
+    }
+    if (delivery.status === 'sending' && delivery.attempts >= delivery.max_attempts) {
+      // Held by a node that died, with no attempt left: record the failure instead of trying again.
+      const failed = await client.query<{ last_error: string }>(
+        `UPDATE notification_deliveries
+         SET status = 'failed', lease_until = NULL, locked_by = NULL, updated_at = clock_timestamp(),
+             last_error = coalesce(last_error || ' / ', '') || 'the node sending it stopped, and no attempt is left'
+         WHERE id = $1 RETURNING last_error`,
+        [deliveryId],
+      );
+      await client.query('COMMIT');
+      const lastError = failed.rows[0]?.last_error ?? null;
+      if (delivery.provider_id !== null) await recordLastDelivery(ctx, delivery.provider_id, new Date(), 'failed', lastError);
+      return null;
+    }
+    const claimed = await client.query<Claimed>(
+      `UPDATE notification_deliveries
+       SET status = 'sending', attempts = attempts + 1, locked_by = $2,
+           lease_until = clock_timestamp() + make_interval(secs => $3::double precision),
+           last_attempt_at = clock_timestamp(), updated_at = clock_timestamp()
+       WHERE id = $1
+       RETURNING id, notification_id, provider_id, attempts, max_attempts`,
+      [deliveryId, job.nodeId, ctx.config.notificationLeaseMs / 1000],
+    );
+    const taken = claimed.rows[0];
+    if (!taken) throw new Error('the delivery row vanished while locked');
+    // FOR SHARE waits for a publisher still folding a repeat into this notification (see publishAlert).
+    const note = await client.query<NotificationRow>(
+      `SELECT id, type, severity, title, message, project_id, data, occurrences, first_at, last_at
+       FROM notifications WHERE id = $1 FOR SHARE`,
+      [taken.notification_id],
+    );
+    await client.query('COMMIT');
+    return {
+      claimed: { ...taken, id: Number(taken.id), notification_id: Number(taken.notification_id) },
+      row: note.rows[0],
+    };
+  } catch (error) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw error;
+  } finally {
+    client.release();
   }
+}
+
+async function sendDelivery(deliveryId: number, job: RunningJob): Promise<void> {
+  const { ctx, nodeId } = job;
+  const taken = await claimDelivery(job, deliveryId);
+  if (!taken) return;
+  if ('retryAt' in taken) throw new RetryJob(taken.retryAt, false, 'the delivery is not due yet');
+  const { claimed, row } = taken;
 
   /** Writes an attempt's outcome, if this node still holds the delivery (its lease may have been taken over). */
-  async function finish(
-    job: Claimed,
-    outcome: Outcome,
-    entry: HistoryEntry,
-    nextAttemptAt: Date | null,
-    attempts = job.attempts,
-  ) {
+  async function finish(outcome: Outcome, entry: HistoryEntry, nextAttemptAt: Date | null, attempts = claimed.attempts) {
     const now = new Date();
     const updated = await ctx.db
       .update(notificationDeliveries)
@@ -349,173 +388,113 @@ export function startNotificationWorker(ctx: AppContext, logger: Pick<Logger, 'w
         leaseUntil: null,
         lockedBy: null,
         updatedAt: now,
-        ...(outcome.status === 'sent' ? { sentAt: now } : {}),
         ...(nextAttemptAt ? { nextAttemptAt } : {}),
+        ...(outcome.status === 'sent' ? { sentAt: now } : {}),
         history: sql`${notificationDeliveries.history} || ${JSON.stringify([entry])}::jsonb`,
       })
       .where(
         and(
-          eq(notificationDeliveries.id, job.id),
+          eq(notificationDeliveries.id, claimed.id),
           eq(notificationDeliveries.status, 'sending'),
           eq(notificationDeliveries.lockedBy, nodeId),
-          eq(notificationDeliveries.attempts, job.attempts),
+          eq(notificationDeliveries.attempts, claimed.attempts),
         ),
       )
       .returning({ id: notificationDeliveries.id });
     if (updated.length === 0) {
-      logger.warn({ delivery: job.id }, 'notification delivery was taken over by another node before its outcome was written');
-      return;
+      await job.log('The delivery was taken over by another node before its outcome was written', 'warn');
+      return false;
     }
     // A cancelled or interrupted delivery says nothing about the provider: its last outcome stays.
-    if (job.provider_id !== null && entry.outcome !== 'interrupted' && outcome.status !== 'cancelled') {
-      await recordLastDelivery(ctx, job.provider_id, now, outcome.status, outcome.error);
+    if (claimed.provider_id !== null && entry.outcome !== 'interrupted' && outcome.status !== 'cancelled') {
+      await recordLastDelivery(ctx, claimed.provider_id, now, outcome.status, outcome.error);
     }
+    return true;
   }
 
-  async function processJob(job: Claimed, row: NotificationRow | undefined) {
-    const started = Date.now();
-    const entry = (outcome: HistoryEntry['outcome'], error: string | null): HistoryEntry => ({
-      at: new Date().toISOString(),
-      outcome,
-      error,
-      duration_ms: Date.now() - started,
-      node: nodeId,
-    });
-    const provider =
-      job.provider_id === null
-        ? undefined
-        : (await ctx.db.select().from(notificationProviders).where(eq(notificationProviders.id, job.provider_id)).limit(1))[0];
-    if (!row || !provider?.enabled) {
-      const error = !row
-        ? 'The notification was deleted'
-        : !provider
-          ? 'The provider was deleted before delivery'
-          : 'The provider was disabled before delivery';
-      await finish(job, { status: 'cancelled', error }, entry('failed', error), null, job.attempts - 1);
+  const started = Date.now();
+  const entry = (outcome: HistoryEntry['outcome'], error: string | null): HistoryEntry => ({
+    at: new Date().toISOString(),
+    outcome,
+    error,
+    duration_ms: Date.now() - started,
+    node: nodeId,
+  });
+  const provider =
+    claimed.provider_id === null
+      ? undefined
+      : (await ctx.db.select().from(notificationProviders).where(eq(notificationProviders.id, claimed.provider_id)).limit(1))[0];
+  if (!row || !provider?.enabled) {
+    const error = !row
+      ? 'The notification was deleted'
+      : !provider
+        ? 'The provider was deleted before delivery'
+        : 'The provider was disabled before delivery';
+    await finish({ status: 'cancelled', error }, entry('failed', error), null, claimed.attempts - 1);
+    return;
+  }
+  await job.log(`Sending through ${provider.name} (attempt ${claimed.attempts} of ${claimed.max_attempts})`);
+  try {
+    const result = await deliver(ctx, provider, contentOf(row), { signal: job.signal, timeoutMs: sendTimeout(ctx) });
+    await finish({ status: 'sent', error: result.warning }, entry('sent', result.warning), null);
+    await job.log('Sent');
+  } catch (caught) {
+    const error =
+      caught instanceof DeliveryError ? caught : new DeliveryError(String((caught as Error)?.message ?? caught), false);
+    if (job.cancelled) {
+      await finish({ status: 'cancelled', error: 'Cancelled' }, entry('failed', 'Cancelled'), null, claimed.attempts - 1);
       return;
     }
-    try {
-      const result = await deliver(ctx, provider, contentOf(row), { signal: abort.signal, timeoutMs: sendTimeout(ctx) });
-      await finish(job, { status: 'sent', error: result.warning }, entry('sent', result.warning), null);
-    } catch (caught) {
-      const error =
-        caught instanceof DeliveryError ? caught : new DeliveryError(String((caught as Error)?.message ?? caught), false);
-      if (error.interrupted) {
-        // Stopped mid-send: the outcome is unknown, so it goes back to the queue and is not counted.
-        await finish(
-          job,
-          { status: 'pending', error: error.message },
-          entry('interrupted', error.message),
-          new Date(),
-          job.attempts - 1,
-        );
-        return;
-      }
-      if (error.permanent || job.attempts >= job.max_attempts) {
-        const message = error.permanent ? error.message : `${error.message} (gave up after ${job.attempts} attempts)`;
-        await finish(job, { status: 'failed', error: message }, entry('failed', error.message), null);
-        return;
-      }
-      const backoff = Math.min(MAX_BACKOFF_MS, ctx.config.notificationRetryBaseMs * 2 ** (job.attempts - 1));
-      const wait = Math.max(backoff, Math.min(MAX_BACKOFF_MS, error.retryAfterMs ?? 0));
-      await finish(job, { status: 'pending', error: error.message }, entry('retry', error.message), new Date(Date.now() + wait));
-      wakeAt(new Date(Date.now() + wait));
+    if (error.interrupted) {
+      // Stopped mid-send: the outcome is unknown, so it goes back to the queue and is not counted.
+      const now = new Date();
+      await finish({ status: 'pending', error: error.message }, entry('interrupted', error.message), now, claimed.attempts - 1);
+      throw new RetryJob(now, false, error.message);
+    }
+    if (error.permanent || claimed.attempts >= claimed.max_attempts) {
+      const message = error.permanent ? error.message : `${error.message} (gave up after ${claimed.attempts} attempts)`;
+      await finish({ status: 'failed', error: message }, entry('failed', error.message), null);
+      await job.log(`Failed: ${message}`, 'error');
+      return;
+    }
+    const backoff = Math.min(MAX_BACKOFF_MS, ctx.config.notificationRetryBaseMs * 2 ** (claimed.attempts - 1));
+    const wait = Math.max(backoff, Math.min(MAX_BACKOFF_MS, error.retryAfterMs ?? 0));
+    const at = new Date(Date.now() + wait);
+    await job.log(`Failed: ${error.message}; retrying in ${wait} ms`, 'warn');
+    if (await finish({ status: 'pending', error: error.message }, entry('retry', error.message), at)) {
+      throw new RetryJob(at, false, error.message);
     }
   }
+}
 
-  async function sweep() {
-    if (Date.now() - lastSweep < 3600_000) return;
-    lastSweep = Date.now();
-    await ctx.db.execute(
-      sql`DELETE FROM notifications n WHERE n.created_at < now() - make_interval(days => ${RETENTION_DAYS})
-          AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.notification_id = n.id AND d.status IN ('pending', 'sending'))`,
+/** Old notifications (and their deliveries) are removed hourly, unless still being sent. */
+export const notificationRetentionQueue = defineQueue({
+  name: 'notifications.retention',
+  payload: z.object({}),
+  maxAttempts: 1,
+  async handler(_payload, job) {
+    const removed = await job.ctx.pool.query(
+      `DELETE FROM notifications n WHERE n.created_at < now() - make_interval(days => $1)
+       AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.notification_id = n.id AND d.status IN ('pending', 'sending'))`,
+      [RETENTION_DAYS],
     );
-  }
+    await job.log(`Removed ${removed.rowCount ?? 0} notifications older than ${RETENTION_DAYS} days`);
+  },
+});
 
-  async function runTick() {
-    await sweep();
-    while (!stopped) {
-      const free = CONCURRENCY - inflight.size;
-      if (free <= 0) return;
-      const { jobs, rows } = await claim(free);
-      if (jobs.length === 0) return;
-      for (const job of jobs) {
-        const task: Promise<void> = processJob(job, rows.get(job.notification_id))
-          .catch((error: unknown) => logger.error({ err: error, delivery: job.id }, 'notification delivery failed unexpectedly'))
-          .finally(() => {
-            inflight.delete(task);
-            kick();
-          });
-        inflight.add(task);
-      }
-    }
-  }
+export const notificationRetentionSchedule = defineSchedule({
+  name: 'notifications.retention',
+  cron: '23 * * * *',
+  queue: notificationRetentionQueue,
+  payload: {},
+});
 
-  function tick() {
-    if (stopped) return;
-    if (ticking) {
-      again = true;
-      return;
-    }
-    ticking = runTick()
-      .catch((error: unknown) => {
-        if (!stopped) logger.error({ err: error }, 'notification worker could not claim deliveries');
-      })
-      .finally(() => {
-        ticking = undefined;
-        if (again && !stopped) {
-          again = false;
-          setImmediate(tick);
-        }
-      });
-  }
-
-  function kick() {
-    if (!stopped) setImmediate(tick);
-  }
-
-  function wakeAt(at: Date) {
-    if (stopped) return;
-    const delay = Math.max(0, at.getTime() - Date.now()) + 5;
-    if (delay > 10 * 60_000) return; // the poll loop covers it
-    const timer = setTimeout(() => {
-      wakeTimers.delete(timer);
-      tick();
-    }, delay);
-    timer.unref();
-    wakeTimers.add(timer);
-  }
-
-  function poll() {
-    tick();
-    if (!stopped) {
-      pollTimer = setTimeout(poll, POLL_MS);
-      pollTimer.unref();
-    }
-  }
-  poll();
-
-  const worker: NotificationWorker = {
-    kick,
-    wakeAt,
-    async stop() {
-      if (stopped) return;
-      stopped = true;
-      clearTimeout(pollTimer);
-      for (const timer of wakeTimers) clearTimeout(timer);
-      await ticking;
-      if (inflight.size > 0) {
-        // Let sends in progress finish briefly; then cut them short (they go back to the queue).
-        const grace = new Promise((resolve) => setTimeout(resolve, 3_000).unref());
-        await Promise.race([Promise.allSettled([...inflight]), grace]);
-        abort.abort(new Error('the platform is stopping'));
-        await Promise.allSettled([...inflight]);
-      }
-      if (workers.get(ctx.pool) === worker) workers.delete(ctx.pool);
-    },
-  };
-  workers.set(ctx.pool, worker);
-  return worker;
+/**
+ * A worker for deliveries only: a second "node" in one process (tests), or a node that sends
+ * alerts and nothing else. The platform's own runtime runs this queue with all the others.
+ */
+export function startNotificationWorker(ctx: AppContext, logger: Pick<Logger, 'warn' | 'error'>): JobRuntime {
+  return startJobRuntime(ctx, logger, { queues: [notificationDeliveryQueue] });
 }
 
 // ---------------------------------------------------------------------------------------------

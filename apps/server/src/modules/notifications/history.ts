@@ -1,6 +1,6 @@
 import type { DeliveryStatus, NotificationDelivery, NotificationRecord, ProviderType } from '@launchbay/contract';
 import { asc, desc, eq, inArray, sql } from 'drizzle-orm';
-import type { AppContext } from '../../lib/http';
+import type { AppContext } from '../../context';
 import { notificationDeliveries, notifications } from './schema';
 
 type Delivery = typeof notificationDeliveries.$inferSelect;

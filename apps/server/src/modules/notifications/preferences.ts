@@ -4,7 +4,7 @@ import {
   notificationPreferencesSchema,
 } from '@launchbay/contract';
 import { sql } from 'drizzle-orm';
-import type { AppContext } from '../../lib/http';
+import type { AppContext } from '../../context';
 import { notificationPreferences } from './schema';
 
 /**

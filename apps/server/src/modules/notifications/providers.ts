@@ -11,8 +11,8 @@ import {
 } from '@launchbay/contract';
 import { and, asc, eq, inArray, isNull, lte, or, sql } from 'drizzle-orm';
 import type { z } from 'zod';
+import type { AppContext } from '../../context';
 import { badRequest, type FieldError, notFound } from '../../lib/errors';
-import type { AppContext } from '../../lib/http';
 import { decideMaskedSecret } from '../../lib/masked-secret';
 import { notificationDeliveries, notificationProviders } from './schema';
 

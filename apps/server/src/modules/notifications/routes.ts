@@ -19,7 +19,8 @@ import {
   updateSlackProviderRequestSchema,
 } from '@launchbay/contract';
 import type { FastifyRequest } from 'fastify';
-import type { App, AppContext } from '../../lib/http';
+import type { AppContext } from '../../context';
+import type { App } from '../../lib/http';
 import { sendTestNotification } from './dispatcher';
 import { listNotifications } from './history';
 import { getNotificationPreferences, updateNotificationPreferences } from './preferences';
