@@ -3,8 +3,10 @@
  *  - start: `node apps/server/dist/main.js` to the first successful login, on a new data folder
  *    (initdb included) and on an existing one;
  *  - GET /api/user/me throughput and p99 at 200 concurrent connections (autocannon, median of three 10 s runs
- *    after a 5 s warm-up), embedded and external PostgreSQL;
- *  - idle memory a minute after start: the Node process plus its embedded PostgreSQL processes (RSS and PSS);
+ *    after a 5 s warm-up), embedded and external PostgreSQL, and against a bare Fastify route answering the
+ *    same JSON in the same run (the ratio is the figure: what the platform's own work per request costs);
+ *  - idle memory a minute after start: the Node process plus its embedded PostgreSQL processes and the edge
+ *    proxy process (RSS and PSS);
  *  - the gzipped JS and CSS the login page loads in Chromium.
  * Options: --quick (shorter load runs and a 10 s idle wait, for a smoke check).
  */
@@ -17,6 +19,7 @@ import { gzipSync } from 'node:zlib';
 import { chromium } from '@playwright/test';
 import autocannon from 'autocannon';
 import { startExternalPostgres } from '../apps/server/test/helpers/external-postgres';
+import { edgePaths, isRecordedEdgeAlive, readEdgeState, stopEdgeOf } from '../packages/edge-protocol/src/index';
 
 const quick = process.argv.includes('--quick');
 const MAIN = path.resolve('apps/server/dist/main.js');
@@ -64,6 +67,7 @@ async function startServer(dataDir: string, extraEnv: Record<string, string> = {
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       LOG_LEVEL: 'warn',
+      PROXY_PORT: '0', // the edge proxy on a free port
       ADMIN_EMAIL: ADMIN.email,
       ADMIN_PASSWORD: ADMIN.password,
       ...extraEnv,
@@ -108,9 +112,23 @@ async function measureStarts() {
     const s2 = await startServer(dir);
     later.push(s2.readyMs);
     await s2.stop();
+    await stopEdgeOf(dir); // a platform's stop leaves its edge serving
     fs.rmSync(dir, { recursive: true, force: true });
   }
   return { firstStartMs: median(first), laterStartMs: median(later), runs: { first, later } };
+}
+
+/** Starts the bare Fastify baseline (bench/bare-fastify.ts) answering `body` at /api/user/me. */
+async function startBareFastify(body: string): Promise<{ url: string; stop(): void }> {
+  const port = await freePort();
+  const proc = spawn(process.execPath, [path.resolve('bench/.out/bare-fastify.mjs'), String(port), body], {
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  await new Promise<void>((resolve, reject) => {
+    proc.once('message', () => resolve());
+    proc.once('exit', () => reject(new Error('the bare Fastify baseline exited')));
+  });
+  return { url: `http://127.0.0.1:${port}`, stop: () => proc.kill('SIGTERM') };
 }
 
 /** Warm-up, then three timed runs: the median run is reported, with every run's figures kept. */
@@ -160,15 +178,20 @@ function kb(file: string, field: string): number {
   }
 }
 
-async function idleMemory(server: Server) {
+async function idleMemory(server: Server, dataDir: string) {
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
-  const pids = descendants(server.proc.pid ?? 0);
+  // The edge is detached and may have been adopted from an earlier start (then it is no descendant): count it by its state file.
+  const edge = readEdgeState(edgePaths(dataDir).state);
+  const edgePids = edge && isRecordedEdgeAlive(edge) ? descendants(edge.pid) : [];
+  const pids = [...new Set([...descendants(server.proc.pid ?? 0), ...edgePids])];
+  const edgeRssKb = edgePids.reduce((sum, pid) => sum + kb(`/proc/${pid}/status`, 'VmRSS'), 0);
   const rssKb = pids.reduce((sum, pid) => sum + kb(`/proc/${pid}/status`, 'VmRSS'), 0);
   const pssKb = pids.reduce((sum, pid) => sum + kb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0);
   const nodeRssKb = kb(`/proc/${server.proc.pid}/status`, 'VmRSS');
   return {
     processes: pids.length,
     nodeRssMb: nodeRssKb / 1024,
+    edgeRssMb: edgeRssKb / 1024,
     totalRssMb: rssKb / 1024,
     totalPssMb: pssKb / 1024,
     afterSeconds: IDLE_SECONDS,
@@ -231,6 +254,11 @@ async function main() {
   const embedded = await startServer(dir);
   const token = (await login(embedded.url)) as string;
   results.embedded = await load(embedded.url, token);
+  console.log('The same load on a bare Fastify route answering the same JSON...');
+  const me = await (await fetch(`${embedded.url}/api/user/me`, { headers: { authorization: `Bearer ${token}` } })).text();
+  const bare = await startBareFastify(me);
+  results.bareFastify = await load(bare.url, token);
+  bare.stop();
 
   console.log('Login page assets in Chromium...');
   results.loginPage = await loginPageAssets(embedded.url);
@@ -238,8 +266,9 @@ async function main() {
 
   console.log(`Idle memory after ${IDLE_SECONDS} s...`);
   const idle = await startServer(dir);
-  results.idleMemory = await idleMemory(idle);
+  results.idleMemory = await idleMemory(idle, dir);
   await idle.stop();
+  await stopEdgeOf(dir);
   fs.rmSync(dir, { recursive: true, force: true });
 
   console.log('Load on an external PostgreSQL 15 server (DATABASE_URL)...');
@@ -251,6 +280,7 @@ async function main() {
     await server.stop();
   } finally {
     external.stop();
+    await stopEdgeOf(extDir);
     fs.rmSync(extDir, { recursive: true, force: true });
   }
 
@@ -258,7 +288,12 @@ async function main() {
   const x = results.external as Awaited<ReturnType<typeof load>>;
   const m = results.idleMemory as Awaited<ReturnType<typeof idleMemory>>;
   const l = results.loginPage as Awaited<ReturnType<typeof loginPageAssets>>;
+  const b = results.bareFastify as Awaited<ReturnType<typeof load>>;
   const p99s = (r: typeof e) => r.runs.map((run) => run.p99Ms).join('/');
+  results.versusBareFastify = {
+    throughputRatio: e.requestsPerSecond / b.requestsPerSecond,
+    p99Ratio: e.p99Ms / Math.max(1, b.p99Ms),
+  };
   console.log('\nLaunchbay benchmark');
   console.log(`  first start (new data folder) to first login   ${fmt(starts.firstStartMs, 0)} ms   (target < 3000)`);
   console.log(`  later start to first login                      ${fmt(starts.laterStartMs, 0)} ms   (target < 1500)`);
@@ -266,10 +301,13 @@ async function main() {
     `  GET /api/user/me, embedded PG, c=${CONCURRENCY}           ${e.requestsPerSecond} req/s, p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms (runs ${p99s(e)}; target < 10), errors ${e.errors}, non-2xx ${e.non2xx}`,
   );
   console.log(
+    `  bare Fastify route, same JSON, same run          ${b.requestsPerSecond} req/s, p99 ${b.p99Ms} ms: /api/user/me reaches ${fmt(e.requestsPerSecond / b.requestsPerSecond, 2)} of its throughput (target >= 0.8) with ${fmt(e.p99Ms / Math.max(1, b.p99Ms), 2)}x its p99 (target <= 1.5)`,
+  );
+  console.log(
     `  GET /api/user/me, external PG 15, c=${CONCURRENCY}        ${x.requestsPerSecond} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms (runs ${p99s(x)}; target < 10), errors ${x.errors}, non-2xx ${x.non2xx}`,
   );
   console.log(
-    `  idle memory after ${m.afterSeconds} s (${m.processes} processes)      RSS ${fmt(m.totalRssMb)} MB, PSS ${fmt(m.totalPssMb)} MB, Node alone ${fmt(m.nodeRssMb)} MB (target < 200)`,
+    `  idle memory after ${m.afterSeconds} s (${m.processes} processes)      RSS ${fmt(m.totalRssMb)} MB, PSS ${fmt(m.totalPssMb)} MB, Node alone ${fmt(m.nodeRssMb)} MB, edge ${fmt(m.edgeRssMb)} MB (target < 200)`,
   );
   console.log(
     `  login page, gzipped                             JS ${fmt(l.jsKbGzip)} KB (target < 110), CSS ${fmt(l.cssKbGzip)} KB`,

@@ -5,6 +5,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stopEdgeOf } from '@launchbay/edge-protocol';
 import { type APIRequestContext, test as base, expect, type Page, request } from '@playwright/test';
 import { generate } from 'otplib';
 
@@ -132,6 +133,8 @@ class PlatformProcess implements Platform {
         ...process.env,
         PORT: String(this.port),
         HOST: '127.0.0.1',
+        // Each worker's edge proxy takes a free port; it outlives the platform's stop, so dispose() ends it.
+        PROXY_PORT: '0',
         DATA_DIR: path.join(this.dataDir, 'data'),
         CONSOLE_DIR: this.consoleDir,
         ADMIN_EMAIL: this.admin.email,
@@ -190,6 +193,7 @@ class PlatformProcess implements Platform {
   async dispose(): Promise<void> {
     await this.#adminApi?.dispose();
     await this.stop();
+    await stopEdgeOf(path.join(this.dataDir, 'data'));
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 

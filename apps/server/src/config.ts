@@ -6,6 +6,9 @@ import { z } from 'zod';
 const envSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default('0.0.0.0'),
+  // The edge proxy in front of deployed apps (its own process); 0 picks a free port (tests).
+  PROXY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
+  PROXY_HOST: z.string().optional(),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z
     .string()
@@ -29,11 +32,17 @@ const envSchema = z.object({
   NOTIFICATION_BATCH_WINDOW_SECONDS: z.coerce.number().min(0.1).max(86_400).default(60),
   NOTIFICATION_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(1000),
   NOTIFICATION_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(120),
+  // Jobs: a claim lasts this long unless its node renews it (it does, while the job runs); each
+  // node looks for due jobs and schedule ticks this often.
+  JOB_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
+  JOB_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
 });
 
 export type Config = {
   port: number;
   host: string;
+  proxyPort: number;
+  proxyHost: string;
   dataDir: string;
   databaseUrl: string | undefined;
   adminEmail: string | undefined;
@@ -47,6 +56,8 @@ export type Config = {
   notificationBatchWindowMs: number;
   notificationRetryBaseMs: number;
   notificationLeaseMs: number;
+  jobLeaseMs: number;
+  jobPollMs: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -59,6 +70,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   return {
     port: e.PORT,
     host: e.HOST,
+    proxyPort: e.PROXY_PORT,
+    proxyHost: e.PROXY_HOST ?? e.HOST,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     adminEmail: e.ADMIN_EMAIL?.toLowerCase(),
@@ -72,5 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notificationBatchWindowMs: Math.round(e.NOTIFICATION_BATCH_WINDOW_SECONDS * 1000),
     notificationRetryBaseMs: e.NOTIFICATION_RETRY_BASE_MS,
     notificationLeaseMs: Math.round(e.NOTIFICATION_LEASE_SECONDS * 1000),
+    jobLeaseMs: Math.round(e.JOB_LEASE_SECONDS * 1000),
+    jobPollMs: e.JOB_POLL_MS,
   };
 }

@@ -7,13 +7,15 @@ import { createDb, createPool } from './db/client';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded';
 import { runMigrations } from './db/migrate';
 import { scopedDb } from './db/request-transaction';
+import { type EdgeSupervisor, startEdgeSupervisor } from './engine/edge/supervisor';
+import { startJobRuntime } from './jobs';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import type { App } from './lib/http';
 import { createLogger } from './lib/logger';
 import { createPrincipalResolver } from './modules/auth/service';
-import { startNotificationWorker } from './modules/notifications/dispatcher';
 import { getSettings } from './modules/settings/service';
 import { ensureFirstAdmin } from './modules/users/bootstrap';
+import { PLATFORM_JOBS } from './platform-jobs';
 
 export type Platform = {
   app: App;
@@ -21,7 +23,9 @@ export type Platform = {
   ctx: AppContext;
   embedded: EmbeddedPostgres | undefined;
   firstAdmin: { email: string; password: string | null } | null;
-  stop(): Promise<void>;
+  edge: EdgeSupervisor;
+  /** Leaves the edge proxy running (apps keep serving through a restart) unless `includeEdge`. */
+  stop(options?: { includeEdge?: boolean }): Promise<void>;
 };
 
 /** Starts everything the control plane needs, in order: database, migrations, first admin, HTTP. */
@@ -39,6 +43,15 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
     });
     connection = embedded.connection;
   }
+  // The edge needs nothing else from the start: it comes up (or is adopted) beside the rest.
+  const edgeStarting = startEdgeSupervisor({
+    dataDir: config.dataDir,
+    host: config.proxyHost,
+    port: config.proxyPort,
+    database: connection,
+    log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
+  });
+  edgeStarting.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
   const pool = createPool(connection);
   try {
     const applied = await runMigrations(pool);
@@ -60,7 +73,8 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
     const address = await app.listen({ port: config.port, host: config.host });
     const port = new URL(address).port;
     const url = `http://localhost:${port}`;
-    const notifier = startNotificationWorker(ctx, logger);
+    const jobs = startJobRuntime(ctx, logger, PLATFORM_JOBS);
+    const edge = await edgeStarting;
     let stopping: Promise<void> | undefined;
     return {
       app,
@@ -68,9 +82,11 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
       ctx,
       embedded,
       firstAdmin,
-      stop() {
+      edge,
+      stop(options) {
         stopping ??= (async () => {
-          await notifier.stop();
+          await edge.stop(options);
+          await jobs.stop();
           await app.close();
           await pool.end();
           await embedded?.stop();
@@ -79,6 +95,7 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
       },
     };
   } catch (error) {
+    await (await edgeStarting.catch(() => undefined))?.stop();
     await pool.end().catch(() => undefined);
     await embedded?.stop();
     throw error;

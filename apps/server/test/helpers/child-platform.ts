@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stopEdgeOf } from '@launchbay/edge-protocol';
 
 /**
  * The platform as users run it: `node apps/server/dist/main.js` in its own process, so a test can
@@ -11,6 +12,9 @@ import { fileURLToPath } from 'node:url';
 
 export const SERVER_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const MAIN_JS = path.join(SERVER_DIR, 'dist', 'main.js');
+const EDGE_DIR = path.join(SERVER_DIR, '..', 'edge');
+const EDGE_MAIN_JS = path.join(EDGE_DIR, 'dist', 'main.js');
+const EDGE_PROTOCOL_SRC = path.join(SERVER_DIR, '..', '..', 'packages', 'edge-protocol', 'src');
 
 function newestMtime(dir: string): number {
   let newest = 0;
@@ -21,13 +25,18 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-/** Builds dist/main.js when it is missing or older than the sources it bundles (server and contract). */
-export function ensureBuilt(): void {
-  const sources = [path.join(SERVER_DIR, 'src'), path.join(SERVER_DIR, '..', '..', 'packages', 'contract', 'src')];
-  const built = fs.existsSync(MAIN_JS) ? fs.statSync(MAIN_JS).mtimeMs : 0;
+function buildIfStale(mainJs: string, sources: string[], buildScript: string): void {
+  const built = fs.existsSync(mainJs) ? fs.statSync(mainJs).mtimeMs : 0;
   if (built > Math.max(...sources.map(newestMtime))) return;
-  const result = spawnSync(process.execPath, [path.join(SERVER_DIR, 'build.mjs')], { cwd: SERVER_DIR, encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`building the server failed: ${result.stderr || result.stdout}`);
+  const result = spawnSync(process.execPath, [buildScript], { cwd: path.dirname(buildScript), encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`building ${path.dirname(buildScript)} failed: ${result.stderr || result.stdout}`);
+}
+
+/** Builds the server's and the edge's dist/main.js when missing or older than the sources they bundle. */
+export function ensureBuilt(): void {
+  buildIfStale(EDGE_MAIN_JS, [path.join(EDGE_DIR, 'src'), EDGE_PROTOCOL_SRC], path.join(EDGE_DIR, 'build.mjs'));
+  const contract = path.join(SERVER_DIR, '..', '..', 'packages', 'contract', 'src');
+  buildIfStale(MAIN_JS, [path.join(SERVER_DIR, 'src'), contract, EDGE_PROTOCOL_SRC], path.join(SERVER_DIR, 'build.mjs'));
 }
 
 export async function freePort(): Promise<number> {
@@ -65,7 +74,15 @@ export async function spawnPlatform(
 ): Promise<ChildPlatform> {
   const port = await freePort();
   const child = spawn(process.execPath, [options.mainJs ?? MAIN_JS], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', HOST: '127.0.0.1', PORT: String(port), ...env },
+    // PROXY_PORT 0: the edge of each platform takes a free port (DATA_DIR/edge/state.json says which).
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      PROXY_PORT: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);
@@ -137,12 +154,15 @@ function isAlive(pid: number): boolean {
 }
 
 /**
- * Ends what the tests started and left behind: platform processes still running, and an embedded
- * PostgreSQL orphaned by a kill -9 (found by the pid in its data folder's postmaster.pid).
+ * Ends what the tests started and left behind: platform processes still running, the edge proxy
+ * each platform leaves running on purpose (found by its state file), and an embedded PostgreSQL
+ * orphaned by a kill -9 (found by the pid in its data folder's postmaster.pid).
  */
 export async function cleanUpChildren(dataDirs: string[]): Promise<void> {
   for (const child of running) child.kill('SIGKILL');
+  for (const child of running) await new Promise((resolve) => child.once('exit', resolve));
   for (const dataDir of dataDirs) {
+    await stopEdgeOf(dataDir);
     const pidFile = path.join(dataDir, 'postgres', 'postmaster.pid');
     if (!fs.existsSync(pidFile)) continue;
     const pid = Number(fs.readFileSync(pidFile, 'utf8').split('\n')[0]);

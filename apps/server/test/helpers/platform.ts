@@ -28,6 +28,8 @@ export function testEnv(dataDir: string, databaseUrl: string | undefined, extra:
   return {
     PORT: '0',
     HOST: '127.0.0.1',
+    // Many platforms run side by side: each edge proxy takes a free port (recorded in DATA_DIR/edge/state.json).
+    PROXY_PORT: '0',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     ADMIN_EMAIL,
@@ -52,7 +54,7 @@ export async function startTestPlatform(extraEnv: Record<string, string> = {}): 
     dataDir,
     databaseUrl,
     async close() {
-      await platform.stop();
+      await platform.stop({ includeEdge: true });
       fs.rmSync(dataDir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,33 @@
+import { randomBytes } from 'node:crypto';
+import path from 'node:path';
+import { EDGE_INSTANCE_ENV } from '@launchbay/edge-protocol';
+
+/** What the control plane hands the edge when it spawns it (environment variables). */
+export type EdgeConfig = {
+  dataDir: string;
+  host: string;
+  /** 0: any free port (tests, several platforms on one machine); the chosen one goes into the state file. */
+  port: number;
+  /** With port 0: the port an earlier edge of this folder used, tried first so a restart keeps the address. */
+  preferredPort: number | null;
+  instanceId: string;
+};
+
+function portFrom(value: string | undefined, name: string): number | null {
+  if (value === undefined || value === '') return null;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`${name} must be a port number (0-65535), got "${value}"`);
+  return port;
+}
+
+export function loadEdgeConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig {
+  if (!env.DATA_DIR) throw new Error('DATA_DIR is required');
+  return {
+    dataDir: path.resolve(env.DATA_DIR),
+    host: env.PROXY_HOST || '0.0.0.0',
+    port: portFrom(env.PROXY_PORT, 'PROXY_PORT') ?? 8080,
+    preferredPort: portFrom(env.LAUNCHBAY_EDGE_PREFERRED_PORT, 'LAUNCHBAY_EDGE_PREFERRED_PORT') || null,
+    instanceId: env[EDGE_INSTANCE_ENV] || randomBytes(12).toString('hex'),
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * The Launchbay edge: the HTTP reverse proxy in front of deployed apps. The control plane spawns it
+ * detached (it keeps serving while the control plane restarts), and finds and adopts it again
+ * through the state file in DATA_DIR/edge/. Environment: DATA_DIR, PROXY_HOST, PROXY_PORT,
+ * LAUNCHBAY_EDGE_INSTANCE, LAUNCHBAY_EDGE_PREFERRED_PORT.
+ */
+import fs from 'node:fs';
+import type http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import {
+  EDGE_EXIT,
+  EDGE_PROTOCOL_VERSION,
+  type EdgeState,
+  edgePaths,
+  processStartTime,
+  readEdgeState,
+} from '@launchbay/edge-protocol';
+import { type EdgeConfig, loadEdgeConfig } from './config';
+import { createProxyServer } from './proxy';
+import { PgRouteSource } from './route-source';
+import { RouteTableHolder } from './route-table';
+import { acquireState, releaseState, updateState } from './state-file';
+
+/** How often the edge checks that its state file still names it. */
+const LEASE_CHECK_MS = 2000;
+
+const log = (message: string) => console.log(`${new Date().toISOString()} [edge ${process.pid}] ${message}`);
+
+function listen(server: http.Server, host: string, port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => reject(error);
+    server.once('error', onError);
+    server.listen(port, host, () => {
+      server.off('error', onError);
+      resolve((server.address() as AddressInfo).port);
+    });
+  });
+}
+
+async function listenOnConfiguredPort(server: http.Server, config: EdgeConfig): Promise<number> {
+  if (config.port === 0 && config.preferredPort) {
+    try {
+      return await listen(server, config.host, config.preferredPort);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      log(`port ${config.preferredPort} of the earlier edge is taken now; choosing another`);
+    }
+  }
+  return listen(server, config.host, config.port);
+}
+
+async function main(): Promise<void> {
+  let config: EdgeConfig;
+  try {
+    config = loadEdgeConfig();
+  } catch (error) {
+    console.error(`Launchbay edge: ${(error as Error).message}`);
+    process.exit(EDGE_EXIT.badConfig);
+  }
+  const paths = edgePaths(config.dataDir);
+  fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+
+  const state: EdgeState = {
+    pid: process.pid,
+    processStart: processStartTime(process.pid),
+    instanceId: config.instanceId,
+    status: 'starting',
+    host: config.host,
+    port: null,
+    startedAt: new Date().toISOString(),
+    protocolVersion: EDGE_PROTOCOL_VERSION,
+  };
+  const lock = acquireState(paths.state, state);
+  if (!lock.acquired) {
+    log(`another edge (pid ${lock.owner.pid}) already serves ${config.dataDir}; leaving it to that one`);
+    process.exit(EDGE_EXIT.alreadyRunning);
+  }
+
+  const routes = new RouteTableHolder();
+  const source = new PgRouteSource(paths.database, routes, log);
+  let port = 0;
+  const server = createProxyServer({
+    instanceId: config.instanceId,
+    routes,
+    identity: () => ({
+      pid: process.pid,
+      instanceId: config.instanceId,
+      port,
+      routes: routes.table.routes.length,
+      routeTableVersion: routes.table.version,
+      database: source.connected ? 'connected' : 'disconnected',
+    }),
+  });
+  try {
+    port = await listenOnConfiguredPort(server, config);
+  } catch (error) {
+    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+    log(
+      `cannot listen on ${config.host}:${config.port}: ${inUse ? 'the port is in use by another program' : (error as Error).message}`,
+    );
+    releaseState(paths.state, config.instanceId);
+    process.exit(inUse ? EDGE_EXIT.portInUse : 1);
+  }
+  updateState(paths.state, { ...state, status: 'ready', port });
+  log(`listening on ${config.host}:${port} for ${config.dataDir}`);
+  source.start();
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log(`${signal}: stopping`);
+    setTimeout(() => process.exit(0), 5000).unref();
+    releaseState(paths.state, config.instanceId);
+    server.close();
+    server.closeIdleConnections();
+    void source.stop().finally(() => process.exit(0));
+  };
+  // The state file is how a control plane finds this edge. When it is gone (the data folder was
+  // deleted) or names another edge, nobody can adopt or stop this one any more: end it rather than
+  // hold the port as an orphan.
+  setInterval(() => {
+    if (readEdgeState(paths.state)?.instanceId !== config.instanceId) stop('the state file no longer names this edge');
+  }, LEASE_CHECK_MS).unref();
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  // Detached from the control plane's terminal: a closing terminal must not stop the proxy.
+  process.on('SIGHUP', () => undefined);
+  process.on('uncaughtException', (error) => {
+    log(`crashed: ${error.stack ?? error.message}`);
+    releaseState(paths.state, config.instanceId);
+    process.exit(1);
+  });
+}
+
+void main();

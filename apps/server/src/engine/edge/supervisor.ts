@@ -1,0 +1,249 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import {
+  askEdgeIdentity,
+  EDGE_INSTANCE_ENV,
+  type EdgeDatabase,
+  type EdgeState,
+  edgePaths,
+  isRecordedEdgeAlive,
+  isSameProcessAlive,
+  processCarriesInstance,
+  readEdgeState,
+  stopEdgeProcess,
+  writeFileAtomic,
+} from '@launchbay/edge-protocol';
+import type pg from 'pg';
+
+type Log = { info(message: string): void; warn(message: string): void; error(message: string): void };
+
+export type EdgeSupervisorOptions = {
+  dataDir: string;
+  host: string;
+  /** 0: any free port; the edge keeps the one it got across restarts when it can. */
+  port: number;
+  database: pg.PoolConfig;
+  log: Log;
+  /** The built edge (apps/edge/dist/main.js) unless given. */
+  edgeMain?: string;
+  /** How often an adopted edge is looked at; a dead edge is replaced within this plus its start (~150 ms). */
+  pollMs?: number;
+};
+
+export type EdgeSupervisor = {
+  /** The edge being watched: its pid, port and instance; null while there is none (not built, or failing). */
+  current(): EdgeState | null;
+  /**
+   * Stops watching. The edge itself keeps running (apps keep serving while the control plane
+   * restarts) unless `includeEdge`: for tests, and for taking the proxy down on purpose.
+   */
+  stop(options?: { includeEdge?: boolean }): Promise<void>;
+};
+
+const READY_TIMEOUT_MS = 10_000;
+const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
+/** Starts within the window before restarts slow down. */
+const CRASH_LOOP_AFTER = 3;
+const CRASH_LOOP_WINDOW_MS = 30_000;
+const MAX_BACKOFF_MS = 30_000;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+export function defaultEdgeMain(): string {
+  const require = createRequire(import.meta.url);
+  return path.join(path.dirname(require.resolve('@launchbay/edge/package.json')), 'dist', 'main.js');
+}
+
+/** The database connection as plain JSON for the edge (a pool config may hold functions). */
+function edgeDatabase(config: pg.PoolConfig): EdgeDatabase {
+  if (config.connectionString) return { connectionString: config.connectionString };
+  return {
+    host: config.host ?? '127.0.0.1',
+    port: config.port ?? 5432,
+    user: config.user ?? 'postgres',
+    password: typeof config.password === 'string' ? config.password : '',
+    database: config.database ?? 'postgres',
+  };
+}
+
+/**
+ * Starts the edge proxy, or adopts the one already serving this data folder (left running by the
+ * control plane's last run), then keeps it alive: a dead edge is replaced within about 2 s.
+ * Adoption needs the recorded pid, its start time, the instance id in its environment and its own
+ * answer on the recorded port to agree, so a process that merely reuses the pid is never adopted.
+ */
+export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promise<EdgeSupervisor> {
+  const { log } = options;
+  const paths = edgePaths(options.dataDir);
+  const pollMs = options.pollMs ?? 200;
+  fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
+  // Rewritten at every start: a restarted embedded database may listen somewhere else.
+  writeFileAtomic(paths.database, JSON.stringify(edgeDatabase(options.database)));
+
+  const edgeMain = options.edgeMain ?? defaultEdgeMain();
+  let current: EdgeState | null = null;
+  let stopped = false;
+  let ensuring: Promise<void> | undefined;
+  let retryAt = 0;
+
+  /** The recorded edge, when it is alive, ours, and answering. */
+  async function adoptable(): Promise<EdgeState | null> {
+    let state = readEdgeState(paths.state);
+    if (!state || !isRecordedEdgeAlive(state)) return null;
+    // Another control plane may be starting it right now: give it the time to listen.
+    for (let i = 0; i < 100 && state?.status === 'starting'; i++) {
+      await sleep(50);
+      state = readEdgeState(paths.state);
+    }
+    if (!state || !isRecordedEdgeAlive(state)) return null;
+    // A busy machine can be slow to answer: only three missed answers in a row mean the edge hangs.
+    for (let attempt = 0; attempt < 3 && state.status === 'ready'; attempt++) {
+      if (await askEdgeIdentity(state)) return state;
+    }
+    log.warn(`The edge proxy (pid ${state.pid}) does not answer on port ${state.port}; replacing it`);
+    await stopEdgeProcess(state, 2000);
+    return null;
+  }
+
+  function rotateLog(): void {
+    try {
+      if (fs.statSync(paths.log).size > LOG_ROTATE_BYTES) fs.renameSync(paths.log, `${paths.log}.1`);
+    } catch {
+      // no log yet
+    }
+  }
+
+  /** The last lines of the edge's log, for an error message. */
+  function logTail(): string {
+    try {
+      const text = fs.readFileSync(paths.log, 'utf8').slice(-2000).trim().split('\n');
+      return text.slice(-3).join(' | ');
+    } catch {
+      return '';
+    }
+  }
+
+  /**
+   * Spawns an edge and resolves with its state once it listens and answers; null when another edge
+   * won the folder. The edge is started through a shell that puts it in the background and exits
+   * (with setsid): it is never this process's child, so it is not stopped, reaped or counted with
+   * the control plane, and it keeps serving whatever happens to the control plane.
+   */
+  async function spawnEdge(previousPort: number | null): Promise<EdgeState | null> {
+    const instanceId = randomBytes(12).toString('hex');
+    rotateLog();
+    const launcher = spawn(
+      '/bin/sh',
+      ['-c', '"$0" "$1" </dev/null >>"$2" 2>&1 & echo $!', process.execPath, edgeMain, paths.log],
+      {
+        cwd: paths.dir,
+        detached: true, // its own session: a Ctrl-C in the control plane's terminal does not reach the edge
+        stdio: ['ignore', 'pipe', 'ignore'],
+        // Only what the edge needs: not the control plane's secrets (ENCRYPTION_KEY, ADMIN_PASSWORD...).
+        env: {
+          PATH: process.env.PATH ?? '',
+          ...(process.env.TZ ? { TZ: process.env.TZ } : {}),
+          DATA_DIR: options.dataDir,
+          PROXY_HOST: options.host,
+          PROXY_PORT: String(options.port),
+          ...(options.port === 0 && previousPort ? { LAUNCHBAY_EDGE_PREFERRED_PORT: String(previousPort) } : {}),
+          [EDGE_INSTANCE_ENV]: instanceId,
+        },
+      },
+    );
+    let printed = '';
+    launcher.stdout?.on('data', (chunk: Buffer) => {
+      printed += chunk.toString('utf8');
+    });
+    const launched = await new Promise<number | null>((resolve) => {
+      launcher.once('error', () => resolve(null));
+      launcher.once('close', () => resolve(Number.parseInt(printed, 10) || null));
+    });
+    if (!launched) throw new Error('could not launch the edge proxy through /bin/sh');
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const state = readEdgeState(paths.state);
+      if (state?.instanceId === instanceId && state.status === 'ready' && (await askEdgeIdentity(state))) return state;
+      if (!isSameProcessAlive(launched, null)) {
+        // It ended before it listened: another edge holds the folder (adopt that one), or it failed.
+        if (state && state.instanceId !== instanceId && isRecordedEdgeAlive(state)) return null;
+        throw new Error(`the edge proxy stopped during its start: ${logTail() || `see ${paths.log}`}`);
+      }
+      await sleep(20);
+    }
+    if (isSameProcessAlive(launched, null) && processCarriesInstance(launched, instanceId) !== false)
+      process.kill(launched, 'SIGKILL');
+    throw new Error(`the edge proxy did not start within ${READY_TIMEOUT_MS / 1000} s; see ${paths.log}`);
+  }
+
+  async function ensureEdge(): Promise<void> {
+    const previousPort = readEdgeState(paths.state)?.port ?? current?.port ?? null;
+    for (let attempt = 0; attempt < 3 && !stopped; attempt++) {
+      const found = await adoptable();
+      if (found && options.port !== 0 && found.port !== options.port) {
+        log.info(`The edge proxy listens on port ${found.port}, PROXY_PORT is now ${options.port}: restarting it`);
+        await stopEdgeProcess(found);
+      } else if (found) {
+        if (current?.instanceId !== found.instanceId)
+          log.info(`Adopted the running edge proxy (pid ${found.pid}) on port ${found.port}`);
+        current = found;
+        return;
+      }
+      const started = await spawnEdge(previousPort);
+      if (started) {
+        current = started;
+        log.info(`Edge proxy started (pid ${started.pid}) on ${started.host}:${started.port}`);
+        return;
+      }
+      // Another control plane's edge took the folder between our look and our start: adopt it.
+    }
+    throw new Error('could not start or adopt the edge proxy');
+  }
+
+  const recentStarts: number[] = [];
+
+  function check(): void {
+    if (stopped || ensuring || Date.now() < retryAt) return;
+    if (current && isRecordedEdgeAlive(current)) return;
+    if (current) log.warn(`The edge proxy (pid ${current.pid}) is gone; starting a new one`);
+    const now = Date.now();
+    recentStarts.push(now);
+    while ((recentStarts[0] ?? now) < now - CRASH_LOOP_WINDOW_MS) recentStarts.shift();
+    ensuring = ensureEdge()
+      .catch((error: unknown) => {
+        current = null;
+        log.error(`The edge proxy could not start: ${(error as Error).message}`);
+      })
+      .finally(() => {
+        ensuring = undefined;
+        // Dying over and over (a port taken by another program, a broken build): slow down.
+        const extra = recentStarts.length - CRASH_LOOP_AFTER;
+        retryAt = extra > 0 ? Date.now() + Math.min(1000 * 2 ** extra, MAX_BACKOFF_MS) : 0;
+      });
+  }
+
+  if (!fs.existsSync(edgeMain)) {
+    log.error(`The edge proxy is not built (${edgeMain} is missing): run \`npm run build\`. Apps are not reachable until it is.`);
+    return { current: () => null, stop: async () => undefined };
+  }
+  try {
+    await ensureEdge();
+  } catch (error) {
+    log.error(`The edge proxy could not start: ${(error as Error).message}`);
+  }
+  const timer = setInterval(check, pollMs);
+  timer.unref();
+
+  return {
+    current: () => current,
+    async stop({ includeEdge = false } = {}) {
+      stopped = true;
+      clearInterval(timer);
+      await ensuring;
+      if (includeEdge && current && isRecordedEdgeAlive(current)) await stopEdgeProcess(current);
+    },
+  };
+}

@@ -1,0 +1,88 @@
+import {
+  applyRouteChange,
+  EMPTY_ROUTE_TABLE,
+  ProtocolError,
+  parseEdgeState,
+  parseRouteChange,
+  type Route,
+  type RouteTable,
+} from '@launchbay/edge-protocol';
+import { describe, expect, it } from 'vitest';
+
+/** The messages between the control plane and the edge: what the edge accepts, and how it keeps its table in step. */
+const route = (host: string, pathPrefix = '/'): Route => ({
+  host,
+  pathPrefix,
+  upstreams: [{ kind: 'tcp', host: '127.0.0.1', port: 4000 }],
+  projectId: 1,
+  environmentId: null,
+  deploymentId: 7,
+  redirectToHttps: false,
+});
+
+describe('route changes', () => {
+  it('parses the three kinds and normalises host names', () => {
+    const upsert = parseRouteChange(
+      JSON.stringify({ kind: 'upsert', version: 1, route: { ...route('Shop.Example.COM.'), projectId: 1 } }),
+    );
+    expect(upsert).toEqual({ kind: 'upsert', version: 1, route: route('shop.example.com') });
+    expect(parseRouteChange('{"kind":"delete","version":2,"host":"A.test","pathPrefix":"/api"}')).toEqual({
+      kind: 'delete',
+      version: 2,
+      host: 'a.test',
+      pathPrefix: '/api',
+    });
+    expect(parseRouteChange('{"kind":"reload","version":9}')).toEqual({ kind: 'reload', version: 9 });
+  });
+
+  it('refuses what is not a change, naming the field', () => {
+    expect(() => parseRouteChange('not json')).toThrow(ProtocolError);
+    expect(() => parseRouteChange('{"kind":"upsert","version":1}')).toThrow('change.route: expected an object');
+    expect(() => parseRouteChange('{"kind":"drop","version":1}')).toThrow('change.kind');
+    expect(() => parseRouteChange('{"kind":"reload","version":-1}')).toThrow('change.version');
+    const badPort = {
+      kind: 'upsert',
+      version: 1,
+      route: { ...route('a.test'), upstreams: [{ kind: 'tcp', host: 'x', port: 70000 }] },
+    };
+    expect(() => parseRouteChange(JSON.stringify(badPort))).toThrow('change.route.upstreams[0].port');
+  });
+
+  it('applies changes in order, ignores old ones, and asks for a reload after a gap', () => {
+    let table: RouteTable = EMPTY_ROUTE_TABLE;
+    table = applyRouteChange(table, { kind: 'upsert', version: 1, route: route('a.test') }) ?? table;
+    table = applyRouteChange(table, { kind: 'upsert', version: 2, route: route('a.test', '/api') }) ?? table;
+    table = applyRouteChange(table, { kind: 'upsert', version: 3, route: { ...route('a.test'), deploymentId: 8 } }) ?? table;
+    expect(table.version).toBe(3);
+    expect(table.routes.map((r) => [r.pathPrefix, r.deploymentId])).toEqual([
+      ['/api', 7],
+      ['/', 8],
+    ]);
+    table = applyRouteChange(table, { kind: 'delete', version: 4, host: 'a.test', pathPrefix: '/api' }) ?? table;
+    expect(table.routes).toHaveLength(1);
+    // Already applied (a reload overtook it): nothing changes.
+    expect(applyRouteChange(table, { kind: 'delete', version: 2, host: 'a.test', pathPrefix: '/' })).toBe(table);
+    // Version 5 never arrived (the database was away): the whole table must be loaded again.
+    expect(applyRouteChange(table, { kind: 'upsert', version: 6, route: route('b.test') })).toBeNull();
+    expect(applyRouteChange(table, { kind: 'reload', version: 5 })).toBeNull();
+  });
+});
+
+describe('the state file', () => {
+  it('reads a state the edge wrote and rejects anything else', () => {
+    const state = {
+      pid: 123,
+      processStart: '456',
+      instanceId: 'abc',
+      status: 'ready',
+      host: '127.0.0.1',
+      port: 8080,
+      startedAt: '2026-01-01T00:00:00.000Z',
+      protocolVersion: 1,
+    };
+    expect(parseEdgeState(JSON.stringify(state))).toEqual(state);
+    expect(parseEdgeState('{')).toBeNull();
+    expect(parseEdgeState(JSON.stringify({ ...state, pid: 0 }))).toBeNull();
+    expect(parseEdgeState(JSON.stringify({ ...state, status: 'odd' }))).toBeNull();
+  });
+});

@@ -1,0 +1,296 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  askEdgeIdentity,
+  type EdgeIdentity,
+  type EdgeState,
+  edgePaths,
+  processStartTime,
+  readEdgeState,
+  writeFileAtomic,
+} from '@launchbay/edge-protocol';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanUpChildren, ensureBuilt, startChildPlatform } from '../helpers/child-platform';
+import { freshExternalDatabase } from '../helpers/platform';
+
+/**
+ * The edge proxy as users run it: the platform (dist/main.js, a child process here) starts it
+ * detached, restarts it when it dies, leaves it serving through its own stop or kill -9, and adopts
+ * it again on the next start. Every platform gets PROXY_PORT=0 (a free port, in the state file).
+ */
+const dataDirs: string[] = [];
+const strangers: ChildProcess[] = [];
+
+beforeAll(() => ensureBuilt(), 120_000);
+afterAll(async () => {
+  for (const stranger of strangers) stranger.kill('SIGKILL');
+  await cleanUpChildren(dataDirs); // stops the edges too
+  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+async function installation() {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-edge-'));
+  fs.chmodSync(dataDir, 0o711); // the embedded PostgreSQL runs as 'postgres' when the tests run as root
+  dataDirs.push(dataDir);
+  const databaseUrl = await freshExternalDatabase();
+  return {
+    dataDir,
+    env: { DATA_DIR: dataDir, LOG_LEVEL: 'info', ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}) } as Record<
+      string,
+      string
+    >,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function readyState(dataDir: string): EdgeState {
+  const state = readEdgeState(edgePaths(dataDir).state);
+  if (state?.status !== 'ready' || !state.port) throw new Error(`no ready edge in ${dataDir}: ${JSON.stringify(state)}`);
+  return state;
+}
+
+type Answer = { status: number; type: string; body: string };
+
+/** A request to the edge with a Host header of our choice (fetch does not let us set one). */
+function get(port: number, host: string, headers: Record<string, string> = {}, pathname = '/'): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      { host: '127.0.0.1', port, path: pathname, headers: { host, ...headers }, agent: false, timeout: 2000 },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), body }));
+        res.on('error', reject);
+      },
+    );
+    request.on('timeout', () => request.destroy(new Error('timeout')));
+    request.on('error', reject);
+  });
+}
+
+async function waitFor<T>(what: string, look: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      const value = await look();
+      if (value !== undefined) return value;
+    } catch {
+      // not yet
+    }
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(20);
+  }
+}
+
+/** The edge processes serving `dataDir`, found by their environment (an edge's DATA_DIR and instance id). */
+function edgesOf(dataDir: string): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        const env = fs.readFileSync(`/proc/${entry}/environ`, 'latin1').split('\0');
+        return env.includes(`DATA_DIR=${dataDir}`) && env.some((line) => line.startsWith('LAUNCHBAY_EDGE_INSTANCE='));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return !/^\S+ \S+ Z/.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8').replace(/\(.*\)/, 'cmd'));
+  } catch {
+    return false;
+  }
+};
+
+/** Kills the edge like a crash and measures how long until a new edge answers on the same port. */
+async function killEdgeAndTimeRecovery(dataDir: string) {
+  const before = readyState(dataDir);
+  const port = before.port as number;
+  const killedAt = Date.now();
+  process.kill(before.pid, 'SIGKILL');
+  const after = await waitFor('a new edge', async () => {
+    const state = readEdgeState(edgePaths(dataDir).state);
+    if (!state || state.pid === before.pid || state.status !== 'ready') return undefined;
+    const answer = await get(port, 'after-crash.example.test');
+    return answer.status === 404 ? state : undefined;
+  });
+  return { before, after, recoveryMs: Date.now() - killedAt };
+}
+
+/** Asks the edge every 20 ms while `during` runs; resolves to the requests that failed. */
+async function keepAsking(port: number, during: () => Promise<void>) {
+  let done = false;
+  let asked = 0;
+  const failures: string[] = [];
+  const asker = (async () => {
+    while (!done) {
+      asked++;
+      try {
+        const answer = await get(port, 'steady.example.test');
+        if (answer.status !== 404) failures.push(`status ${answer.status}`);
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+      await sleep(20);
+    }
+  })();
+  try {
+    await during();
+  } finally {
+    done = true;
+    await asker;
+  }
+  return { asked, failures };
+}
+
+describe('the edge proxy', () => {
+  it('answers an unknown host with a page naming it (HTML, or JSON when asked), from an empty route table loaded from the database', async () => {
+    const { dataDir, env } = await installation();
+    const platform = await startChildPlatform(env);
+    const state = readyState(dataDir);
+    expect(state.pid).not.toBe(platform.pid);
+    expect(edgesOf(dataDir)).toEqual([state.pid]);
+    expect(platform.output()).toContain(`Edge proxy started (pid ${state.pid}) on 127.0.0.1:${state.port}`);
+
+    const page = await get(state.port as number, 'Shop.Example.test:8080', {}, '/checkout?x=1');
+    expect(page.status).toBe(404);
+    expect(page.type).toBe('text/html; charset=utf-8');
+    expect(page.body).toContain('<h1>No app is deployed at shop.example.test</h1>');
+    expect(page.body).toContain('<title>Not found: shop.example.test</title>');
+
+    const json = await get(state.port as number, 'api.example.test', { accept: 'application/json' });
+    expect(json.status).toBe(404);
+    expect(json.type).toBe('application/json; charset=utf-8');
+    expect(JSON.parse(json.body)).toEqual({ detail: 'No app is deployed at api.example.test', host: 'api.example.test' });
+
+    // A Host that is no host name is refused, and never echoed as markup.
+    const hostile = await get(state.port as number, '<script>alert(1)</script>');
+    expect(hostile.status).toBe(400);
+    expect(hostile.body).not.toContain('<script');
+
+    // The identity path is ordinary traffic without the instance id.
+    expect((await get(state.port as number, 'a.test', {}, '/.launchbay/edge')).status).toBe(404);
+    // It reached the database, LISTENs there, and loaded the (empty) table.
+    const identity = await waitFor<EdgeIdentity>('the edge to reach its database', async () => {
+      const answer = await askEdgeIdentity(state);
+      return answer?.database === 'connected' ? answer : undefined;
+    });
+    expect(identity).toMatchObject({ pid: state.pid, port: state.port, routes: 0, routeTableVersion: 0 });
+    expect(await platform.stop()).toEqual({ code: 0, signal: null });
+  }, 60_000);
+
+  it('killed with SIGKILL, the edge is replaced within 2 s on the same port', async () => {
+    const { dataDir, env } = await installation();
+    const platform = await startChildPlatform(env);
+    const { before, after, recoveryMs } = await killEdgeAndTimeRecovery(dataDir);
+    expect(recoveryMs).toBeLessThan(2000);
+    expect(after.port).toBe(before.port);
+    expect(edgesOf(dataDir)).toEqual([after.pid]);
+    expect(platform.output()).toContain(`The edge proxy (pid ${before.pid}) is gone; starting a new one`);
+    await platform.stop();
+  }, 60_000);
+
+  it('keeps serving through a kill -9 and a graceful stop of the platform; each next start adopts the same edge', async () => {
+    const { dataDir, env } = await installation();
+    const first = await startChildPlatform(env);
+    const edge = readyState(dataDir);
+    const port = edge.port as number;
+
+    // kill -9 of the control plane, and the time until the next one is up: not one request fails.
+    let second: Awaited<ReturnType<typeof startChildPlatform>> | undefined;
+    const throughKill = await keepAsking(port, async () => {
+      first.child.kill('SIGKILL');
+      await first.exited;
+      await sleep(300);
+      second = await startChildPlatform(env);
+    });
+    expect(throughKill.failures).toEqual([]);
+    expect(throughKill.asked).toBeGreaterThan(10);
+    if (!second) throw new Error('no second platform');
+    expect(readyState(dataDir).pid).toBe(edge.pid);
+    expect(readyState(dataDir).instanceId).toBe(edge.instanceId);
+    expect(edgesOf(dataDir)).toEqual([edge.pid]);
+    expect(second.output()).toContain(`Adopted the running edge proxy (pid ${edge.pid}) on port ${port}`);
+    expect(second.output()).not.toContain('Edge proxy started');
+    // The database came back (the embedded one was restarted with the platform): the edge found it again.
+    await waitFor('the edge to reconnect to the database', async () =>
+      (await askEdgeIdentity(edge))?.database === 'connected' ? true : undefined,
+    );
+
+    // A graceful stop leaves the edge serving too.
+    const throughStop = await keepAsking(port, async () => {
+      expect(await second?.stop()).toEqual({ code: 0, signal: null });
+      await sleep(300);
+    });
+    expect(throughStop.failures).toEqual([]);
+    expect(alive(edge.pid)).toBe(true);
+
+    const third = await startChildPlatform(env);
+    expect(third.output()).toContain(`Adopted the running edge proxy (pid ${edge.pid})`);
+    expect(edgesOf(dataDir)).toEqual([edge.pid]);
+    // The adopted edge (not this platform's child) is watched as well: killed, it is replaced within 2 s.
+    const { after, recoveryMs } = await killEdgeAndTimeRecovery(dataDir);
+    expect(recoveryMs).toBeLessThan(2000);
+    expect(after.port).toBe(port);
+    expect(edgesOf(dataDir)).toEqual([after.pid]);
+    await third.stop();
+  }, 120_000);
+
+  it('a stale state file whose pid belongs to another process is not adopted, and that process is left alone', async () => {
+    const { dataDir, env } = await installation();
+    // A stranger: a live HTTP server that got the pid, with its real start time and its port on record.
+    const stranger = spawn(
+      process.execPath,
+      [
+        '-e',
+        "require('http').createServer((q, s) => s.end('stranger')).listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    strangers.push(stranger);
+    const strangerPort = await new Promise<number>((resolve) =>
+      stranger.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))),
+    );
+    const strangerPid = stranger.pid as number;
+    fs.mkdirSync(edgePaths(dataDir).dir, { recursive: true });
+    writeFileAtomic(
+      edgePaths(dataDir).state,
+      JSON.stringify({
+        pid: strangerPid,
+        processStart: processStartTime(strangerPid),
+        instanceId: 'a0a0a0a0a0a0a0a0a0a0a0a0',
+        status: 'ready',
+        host: '127.0.0.1',
+        port: strangerPort,
+        startedAt: new Date().toISOString(),
+        protocolVersion: 1,
+      }),
+    );
+
+    const platform = await startChildPlatform(env);
+    const state = readyState(dataDir);
+    expect(state.pid).not.toBe(strangerPid);
+    expect(state.port).not.toBe(strangerPort); // the stranger still holds its port
+    expect(platform.output()).not.toContain('Adopted the running edge proxy');
+    expect(edgesOf(dataDir)).toEqual([state.pid]);
+    expect((await get(state.port as number, 'unknown.example.test')).body).toContain(
+      'No app is deployed at unknown.example.test',
+    );
+    // Never signalled: the stranger still runs and answers.
+    expect(alive(strangerPid)).toBe(true);
+    expect((await get(strangerPort, 'x.test')).body).toBe('stranger');
+    await platform.stop();
+  }, 60_000);
+});

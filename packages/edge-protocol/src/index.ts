@@ -1,0 +1,3 @@
+export * from './process';
+export * from './proxy-log';
+export * from './routes';

@@ -1,0 +1,156 @@
+/**
+ * The route table the control plane keeps in Postgres and the edge serves from memory, and the
+ * change messages that reach the edge through LISTEN/NOTIFY. Hand-checked rather than zod so the
+ * edge stays a small process with no schema library in it.
+ */
+
+/** The Postgres channel the control plane notifies after every committed change to the table. */
+export const ROUTE_CHANGE_CHANNEL = 'launchbay_edge_routes';
+
+/**
+ * The one-row relation (`version bigint, routes jsonb`) the edge loads the whole table from, at
+ * start and whenever it may have missed a change. The deploy issue creates it; while it does not
+ * exist the table is empty.
+ */
+export const ROUTE_TABLE_RELATION = 'edge_route_table';
+
+/** Where a request for a route goes: an app listening on a loopback port, or on a unix socket. */
+export type RouteUpstream = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; socketPath: string };
+
+export type Route = {
+  /** Lowercase host name without port, e.g. `shop.example.com`. */
+  host: string;
+  /** The longest matching prefix wins; `/` for a whole host. */
+  pathPrefix: string;
+  upstreams: RouteUpstream[];
+  /** What the proxy-log rows of this route are filed under. */
+  projectId: number | null;
+  environmentId: number | null;
+  deploymentId: number | null;
+  /** Plain HTTP is redirected to HTTPS once a certificate exists. */
+  redirectToHttps: boolean;
+};
+
+/**
+ * A whole table. `version` grows with every change, so the edge can tell that it missed a
+ * notification (while the database was away) and reload the table instead of applying a change.
+ */
+export type RouteTable = { version: number; routes: Route[] };
+
+export const EMPTY_ROUTE_TABLE: RouteTable = { version: 0, routes: [] };
+
+/** The payload of one NOTIFY on ROUTE_CHANGE_CHANNEL (Postgres caps it at 8000 bytes, so large changes say `reload`). */
+export type RouteChange =
+  | { kind: 'upsert'; version: number; route: Route }
+  | { kind: 'delete'; version: number; host: string; pathPrefix: string }
+  | { kind: 'reload'; version: number };
+
+export class ProtocolError extends Error {}
+
+type Json = Record<string, unknown>;
+
+function object(value: unknown, where: string): Json {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    throw new ProtocolError(`${where}: expected an object`);
+  return value as Json;
+}
+
+function string(value: unknown, where: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw new ProtocolError(`${where}: expected a non-empty string`);
+  return value;
+}
+
+function integer(value: unknown, where: string, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new ProtocolError(`${where}: expected an integer from ${min} to ${max}`);
+  }
+  return value;
+}
+
+function optionalId(value: unknown, where: string): number | null {
+  return value === null || value === undefined ? null : integer(value, where, 1);
+}
+
+function pathPrefix(value: unknown, where: string): string {
+  const prefix = string(value, where);
+  if (!prefix.startsWith('/')) throw new ProtocolError(`${where}: must start with /`);
+  return prefix;
+}
+
+export function normalizeHost(host: string): string {
+  return host.trim().toLowerCase().replace(/\.$/, '');
+}
+
+export function parseUpstream(value: unknown, where = 'upstream'): RouteUpstream {
+  const raw = object(value, where);
+  if (raw.kind === 'tcp') {
+    return { kind: 'tcp', host: string(raw.host, `${where}.host`), port: integer(raw.port, `${where}.port`, 1, 65535) };
+  }
+  if (raw.kind === 'unix') return { kind: 'unix', socketPath: string(raw.socketPath, `${where}.socketPath`) };
+  throw new ProtocolError(`${where}.kind: expected tcp or unix`);
+}
+
+export function parseRoute(value: unknown, where = 'route'): Route {
+  const raw = object(value, where);
+  if (!Array.isArray(raw.upstreams)) throw new ProtocolError(`${where}.upstreams: expected an array`);
+  return {
+    host: normalizeHost(string(raw.host, `${where}.host`)),
+    pathPrefix: pathPrefix(raw.pathPrefix, `${where}.pathPrefix`),
+    upstreams: raw.upstreams.map((upstream, i) => parseUpstream(upstream, `${where}.upstreams[${i}]`)),
+    projectId: optionalId(raw.projectId, `${where}.projectId`),
+    environmentId: optionalId(raw.environmentId, `${where}.environmentId`),
+    deploymentId: optionalId(raw.deploymentId, `${where}.deploymentId`),
+    redirectToHttps: raw.redirectToHttps === true,
+  };
+}
+
+export function parseRouteTable(value: unknown): RouteTable {
+  const raw = object(value, 'table');
+  if (!Array.isArray(raw.routes)) throw new ProtocolError('table.routes: expected an array');
+  return {
+    version: integer(raw.version, 'table.version'),
+    routes: raw.routes.map((route, i) => parseRoute(route, `table.routes[${i}]`)),
+  };
+}
+
+/** Parses a NOTIFY payload (JSON text); throws ProtocolError on anything else. */
+export function parseRouteChange(payload: string): RouteChange {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(payload);
+  } catch {
+    throw new ProtocolError('change: not JSON');
+  }
+  const raw = object(parsed, 'change');
+  const version = integer(raw.version, 'change.version');
+  switch (raw.kind) {
+    case 'upsert':
+      return { kind: 'upsert', version, route: parseRoute(raw.route, 'change.route') };
+    case 'delete':
+      return {
+        kind: 'delete',
+        version,
+        host: normalizeHost(string(raw.host, 'change.host')),
+        pathPrefix: pathPrefix(raw.pathPrefix, 'change.pathPrefix'),
+      };
+    case 'reload':
+      return { kind: 'reload', version };
+    default:
+      throw new ProtocolError('change.kind: expected upsert, delete or reload');
+  }
+}
+
+/**
+ * The table after one change, or `null` when the change does not follow the table's version
+ * directly (a notification was missed): then the whole table must be loaded again.
+ */
+export function applyRouteChange(table: RouteTable, change: RouteChange): RouteTable | null {
+  if (change.version <= table.version) return table; // already applied (a reload overtook it)
+  if (change.kind === 'reload' || change.version !== table.version + 1) return null;
+  const others = table.routes.filter((route) =>
+    change.kind === 'upsert'
+      ? route.host !== change.route.host || route.pathPrefix !== change.route.pathPrefix
+      : route.host !== change.host || route.pathPrefix !== change.pathPrefix,
+  );
+  return { version: change.version, routes: change.kind === 'upsert' ? [...others, change.route] : others };
+}
