@@ -1,7 +1,7 @@
 import type { ReactNode } from 'react';
-import { useCurrentUser } from '@/features/auth/api';
 import { LoginScreen } from '@/features/auth/login-screen';
 import { errorDetail, isConnectionError, isUnauthorized } from '@/lib/api';
+import { useCurrentUser } from '@/lib/current-user';
 import { CannotConnectScreen, FullScreenLoader, ServerErrorScreen } from './status-screens';
 
 /**

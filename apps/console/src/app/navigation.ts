@@ -15,6 +15,9 @@ import {
   Split,
   Users,
 } from 'lucide-react';
+import { PROJECT_PAGES } from '@/features/projects/project-pages';
+
+export { PROJECT_PAGES };
 
 export interface NavItem {
   title: string;
@@ -57,32 +60,6 @@ export const QUICK_ACTIONS = [
   { title: 'Create API Key', url: '/keys/new' },
   { title: 'Add Git Provider', url: '/git-sources/add' },
 ] as const;
-
-/** Project sub-pages (spec section 2, route table), relative to /projects/{slug}. */
-export const PROJECT_PAGES: { title: string; path: string; keywords?: string[] }[] = [
-  { title: 'Overview', path: '' },
-  { title: 'Deployments', path: '/deployments', keywords: ['builds', 'releases'] },
-  { title: 'Analytics', path: '/analytics', keywords: ['traffic', 'stats'] },
-  { title: 'Visitors', path: '/analytics/visitors', keywords: ['analytics', 'users'] },
-  { title: 'Pages', path: '/analytics/pages', keywords: ['analytics', 'paths'] },
-  { title: 'Session Replays', path: '/analytics/replays', keywords: ['analytics', 'rrweb', 'recordings'] },
-  { title: 'Funnels', path: '/analytics/funnels', keywords: ['analytics', 'conversion'] },
-  { title: 'Requests', path: '/analytics/requests', keywords: ['logs', 'http'] },
-  { title: 'Analytics Setup', path: '/analytics/setup', keywords: ['tracker', 'snippet'] },
-  { title: 'Storage', path: '/storage', keywords: ['services', 'database'] },
-  { title: 'Runtime', path: '/runtime', keywords: ['logs', 'containers', 'processes'] },
-  { title: 'Monitors', path: '/monitors', keywords: ['uptime'] },
-  { title: 'Settings', path: '/settings', keywords: ['configuration'] },
-  { title: 'General Settings', path: '/settings/general' },
-  { title: 'Domains', path: '/settings/domains', keywords: ['custom domains'] },
-  { title: 'Environments', path: '/settings/environments', keywords: ['staging', 'production'] },
-  { title: 'Environment Variables', path: '/settings/environment-variables', keywords: ['env', 'secrets'] },
-  { title: 'Git', path: '/settings/git', keywords: ['repository', 'branch'] },
-  { title: 'Cron Jobs', path: '/settings/cron-jobs', keywords: ['schedules'] },
-  { title: 'Speed', path: '/speed', keywords: ['performance', 'web vitals'] },
-  { title: 'Errors', path: '/errors', keywords: ['exceptions', 'sentry'] },
-  { title: 'Logs', path: '/logs', keywords: ['output'] },
-];
 
 const RESERVED_PROJECT_SEGMENTS = new Set(['new', 'import-wizard', 'import']);
 

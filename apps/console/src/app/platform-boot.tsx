@@ -1,5 +1,5 @@
 import { type ReactNode, useEffect } from 'react';
-import { ACCESS_MODE_CLASS, useAccessInfo } from '@/features/platform/api';
+import { ACCESS_MODE_CLASS, useAccessInfo } from '@/lib/platform';
 import { FullScreenLoader } from './status-screens';
 
 /**

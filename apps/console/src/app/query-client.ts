@@ -1,6 +1,6 @@
 import { MutationCache, QueryCache, QueryClient } from '@tanstack/react-query';
-import { currentUserQueryKey } from '@/features/auth/api';
 import { isConnectionError, isUnauthorized } from '@/lib/api';
+import { currentUserQueryKey } from '@/lib/current-user';
 
 function isCurrentUserKey(key: readonly unknown[]): boolean {
   return key[0] === currentUserQueryKey[0] && key[1] === currentUserQueryKey[1];

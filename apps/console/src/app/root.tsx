@@ -1,9 +1,9 @@
 import { Suspense } from 'react';
 import { ErrorBoundary } from '@/components/errors/error-boundary';
 import { FullPageErrorFallback, RootErrorFallback } from '@/components/errors/fallbacks';
+import { usePathname } from '@/lib/location';
 import { AuthGate } from './auth-gate';
 import { lazyWithTimeout } from './lazy';
-import { usePathname } from './location';
 import { PlatformBoot } from './platform-boot';
 import { Providers } from './providers';
 import { FullScreenLoader } from './status-screens';

@@ -23,7 +23,7 @@ function soon(title: string, subtitle?: string): Pick<RouteObject, 'handle' | 'l
   return { handle: { title, subtitle }, lazy: notAvailable };
 }
 
-const notFound = page(() => import('@/features/placeholder/not-found-page'));
+const notFound = page(() => import('@/components/layout/not-found-page'));
 
 const projectDetail = page(() => import('@/features/projects/project-detail-page'));
 
@@ -109,9 +109,9 @@ export const routes: RouteObject[] = [
           { path: 'keys/:id', lazy: page(() => import('@/features/api-keys/api-key-detail-page')) },
           { path: 'keys/:id/edit', lazy: page(() => import('@/features/api-keys/edit-api-key-page')) },
           { path: 'monitoring', element: <Navigate to="/monitoring/project" replace /> },
-          { path: 'monitoring/providers/add', lazy: page(() => import('@/features/monitoring/add-provider-page')) },
-          { path: 'monitoring/providers/edit/:id', lazy: page(() => import('@/features/monitoring/edit-provider-page')) },
-          { path: 'monitoring/:section', lazy: page(() => import('@/features/monitoring/monitoring-page')) },
+          { path: 'monitoring/providers/add', lazy: page(() => import('@/features/notifications/add-provider-page')) },
+          { path: 'monitoring/providers/edit/:id', lazy: page(() => import('@/features/notifications/edit-provider-page')) },
+          { path: 'monitoring/:section', lazy: page(() => import('@/features/notifications/monitoring-page')) },
           { path: '*', lazy: notFound },
         ],
       },

@@ -2,7 +2,7 @@ import { RefreshCw, ServerCrash, WifiOff } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Button } from '@/components/ui/button';
 import { Spinner } from '@/components/ui/spinner';
-import { useDocumentTitle } from './document-title';
+import { useDocumentTitle } from '@/lib/document-title';
 
 export function FullScreenLoader({ message }: { message?: string }) {
   return (

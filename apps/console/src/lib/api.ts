@@ -99,9 +99,46 @@ export interface RequestOptions {
   signal?: AbortSignal;
 }
 
-/** JSON client for the same-origin API; the session is an httpOnly cookie. */
-export async function api<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const { method = 'GET', body, query, signal } = options;
+/**
+ * How a response body becomes a value: a contract schema (zod's `parse`), or `declared<typeof
+ * schema>()` for the few calls on the login path.
+ */
+export interface ResponseReader<T> {
+  parse(data: unknown): T;
+}
+
+/** The output type of a contract schema, read at the type level only (zod's `_zod.output`). */
+type SchemaOutput<S> = S extends { _zod: { output: infer O } } ? O : never;
+
+/**
+ * A reader typed from a contract schema without parsing it: for the calls the login page makes
+ * (current user, access info, sign-in, MFA), where loading zod would cost ~16 KB gzipped of the
+ * page's 110 KB budget, and the shell's project list, which would pull zod and the contract into
+ * every page's first load. The server validates and serializes these answers with the same schema
+ * (Fastify's zod type provider), so the type holds. Every other call parses with its schema.
+ */
+export function declared<S>(): ResponseReader<SchemaOutput<S>> {
+  // The one unchecked step: the value is the schema's output by the server's own serializer.
+  return { parse: (data) => data as SchemaOutput<S> };
+}
+
+/** Thrown when a body does not match the contract: the console and the server disagree. */
+function unexpectedResponse(status: number, path: string, cause: unknown): ApiRequestError {
+  console.error(`[Launchbay] Unexpected response from ${path}`, cause);
+  return new ApiRequestError({ status, detail: 'The server answered in an unexpected format' });
+}
+
+/**
+ * JSON client for the same-origin API; the session is an httpOnly cookie. With `response` the
+ * body is read through it (a contract schema); without, the call answers nothing.
+ */
+export async function api<T>(path: string, options: RequestOptions & { response: ResponseReader<T> }): Promise<T>;
+export async function api(path: string, options?: RequestOptions): Promise<void>;
+export async function api<T>(
+  path: string,
+  options: RequestOptions & { response?: ResponseReader<T> } = {},
+): Promise<T | undefined> {
+  const { method = 'GET', body, query, signal, response: reader } = options;
   let url = `/api${path}`;
   if (query) {
     const params = new URLSearchParams();
@@ -133,7 +170,13 @@ export async function api<T>(path: string, options: RequestOptions = {}): Promis
     });
   }
   if (!response.ok) throw await toApiError(response);
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  return (text ? JSON.parse(text) : undefined) as T;
+  if (!reader) return undefined;
+  const text = response.status === 204 ? '' : await response.text();
+  let data: unknown;
+  try {
+    data = text ? JSON.parse(text) : undefined;
+    return reader.parse(data);
+  } catch (error) {
+    throw unexpectedResponse(response.status, path, error);
+  }
 }

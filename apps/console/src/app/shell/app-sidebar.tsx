@@ -1,12 +1,11 @@
 import { ChevronRight, Plus } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link, useLocation } from 'react-router';
+import { ProjectAvatar } from '@/components/project-avatar';
 import { Sheet, SheetContent, SheetDescription, SheetTitle } from '@/components/ui/sheet';
 import { Skeleton } from '@/components/ui/skeleton';
 import { Tooltip, TooltipContent, TooltipTrigger } from '@/components/ui/tooltip';
 import { LaunchbayMark } from '@/features/auth/auth-layout';
-import { useProjects } from '@/features/projects/api';
-import { ProjectAvatar } from '@/features/projects/project-avatar';
 import {
   PRODUCT_NAME,
   SIDEBAR_PROJECTS_PER_PAGE,
@@ -15,6 +14,7 @@ import {
   SIDEBAR_WIDTH_MOBILE,
   VERSION_LABEL,
 } from '@/lib/constants';
+import { useProjects } from '@/lib/projects';
 import { cn } from '@/lib/utils';
 import { activeNavUrl, MAIN_NAV, type NavItem, projectSlugFromPath, SETTINGS_NAV } from '../navigation';
 import { useSidebar } from './sidebar-context';

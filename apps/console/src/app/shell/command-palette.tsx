@@ -3,6 +3,7 @@ import { ArrowRight, FolderGit2, FolderOpen, LogOut, Plus, SunMoon, UserRound } 
 import { Dialog as DialogPrimitive } from 'radix-ui';
 import { type ReactNode, useEffect, useMemo, useState } from 'react';
 import { useLocation, useNavigate } from 'react-router';
+import { ProjectAvatar } from '@/components/project-avatar';
 import {
   Command,
   CommandEmpty,
@@ -13,9 +14,8 @@ import {
   CommandSeparator,
 } from '@/components/ui/command';
 import { useLogout } from '@/features/auth/use-logout';
-import { useProjects } from '@/features/projects/api';
-import { ProjectAvatar } from '@/features/projects/project-avatar';
 import { PALETTE_PROJECTS_PER_PAGE } from '@/lib/constants';
+import { useProjects } from '@/lib/projects';
 import { MAIN_NAV, PROJECT_PAGES, projectSlugFromPath, QUICK_ACTIONS, SETTINGS_NAV } from '../navigation';
 import { useTheme } from '../theme';
 import { useCommandPalette } from './command-palette-context';

@@ -11,9 +11,9 @@ import {
   DropdownMenuSeparator,
   DropdownMenuTrigger,
 } from '@/components/ui/dropdown-menu';
-import { useCurrentUser } from '@/features/auth/api';
 import { useLogout } from '@/features/auth/use-logout';
 import { VERSION_LABEL } from '@/lib/constants';
+import { useCurrentUser } from '@/lib/current-user';
 import { cn, initials } from '@/lib/utils';
 
 export function UserAvatar({ user, className }: { user: CurrentUser | undefined; className?: string }) {

@@ -1,5 +1,5 @@
 import type { ReactNode } from 'react';
-import { useDocumentTitle } from '@/app/document-title';
+import { useDocumentTitle } from '@/lib/document-title';
 import { cn } from '@/lib/utils';
 
 /** Standard page frame: sets the document title and renders a heading row. */

@@ -1,6 +1,6 @@
 import { Page } from '@/components/layout/page';
 import { Skeleton } from '@/components/ui/skeleton';
-import { useCurrentUser } from '@/features/auth/api';
+import { useCurrentUser } from '@/lib/current-user';
 import { MfaCard } from './mfa-card';
 import { PasswordCard } from './password-card';
 import { ProfileCard } from './profile-card';

@@ -1,26 +1,27 @@
-import type { CurrentUser, MfaSetupResponse, UpdateMeRequest } from '@launchbay/contract';
+import { currentUserSchema, mfaSetupResponseSchema, mfaVerifyResponseSchema, type UpdateMeRequest } from '@launchbay/contract';
 import { useMutation, useQueryClient } from '@tanstack/react-query';
-import { currentUserQueryKey } from '@/features/auth/api';
 import { api } from '@/lib/api';
+import { currentUserQueryKey } from '@/lib/current-user';
 
 export function useUpdateMe() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (body: UpdateMeRequest) => api<CurrentUser>('/users/me', { method: 'PATCH', body }),
+    mutationFn: (body: UpdateMeRequest) => api('/users/me', { method: 'PATCH', body, response: currentUserSchema }),
     onSuccess: (user) => queryClient.setQueryData(currentUserQueryKey, user),
   });
 }
 
 export function useMfaSetup() {
   return useMutation({
-    mutationFn: () => api<MfaSetupResponse>('/users/me/mfa/setup', { method: 'POST' }),
+    mutationFn: () => api('/users/me/mfa/setup', { method: 'POST', response: mfaSetupResponseSchema }),
   });
 }
 
 export function useMfaVerify() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (code: string) => api<{ recovery_codes: string[] }>('/users/me/mfa/verify', { method: 'POST', body: { code } }),
+    mutationFn: (code: string) =>
+      api('/users/me/mfa/verify', { method: 'POST', body: { code }, response: mfaVerifyResponseSchema }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: currentUserQueryKey }),
   });
 }
@@ -28,7 +29,7 @@ export function useMfaVerify() {
 export function useMfaDisable() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (code: string) => api<undefined>('/users/me/mfa', { method: 'DELETE', body: { code } }),
+    mutationFn: (code: string) => api('/users/me/mfa', { method: 'DELETE', body: { code } }),
     onSuccess: () => queryClient.invalidateQueries({ queryKey: currentUserQueryKey }),
   });
 }

@@ -9,9 +9,10 @@ import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/com
 import { CopyButton } from '@/components/ui/copy-button';
 import { Skeleton } from '@/components/ui/skeleton';
 import { Spinner } from '@/components/ui/spinner';
-import { useCurrentUser } from '@/features/auth/api';
 import { errorDetail, isApiError } from '@/lib/api';
+import { useCurrentUser } from '@/lib/current-user';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
+import { hasRole } from '@/lib/roles';
 import { useApiKey, useKeyOwners } from './api';
 import { BackToKeys } from './back-to-keys';
 import { useKeyActions } from './key-actions';
@@ -103,7 +104,7 @@ export default function ApiKeyDetailPage() {
   const navigate = useNavigate();
   const { data: apiKey, isPending, isError, error, refetch, isFetching } = useApiKey(id);
   const { data: me } = useCurrentUser();
-  const isAdmin = me?.roles.includes('admin') ?? false;
+  const isAdmin = hasRole(me, 'admin');
   const ownedByOther = !!apiKey && !!me && apiKey.user_id !== me.id;
   const { data: owners } = useKeyOwners(isAdmin && ownedByOther);
   const actions = useKeyActions();

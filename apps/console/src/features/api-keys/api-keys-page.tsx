@@ -14,9 +14,10 @@ import {
 } from '@/components/ui/dropdown-menu';
 import { Skeleton } from '@/components/ui/skeleton';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
-import { useCurrentUser } from '@/features/auth/api';
 import { errorDetail } from '@/lib/api';
+import { useCurrentUser } from '@/lib/current-user';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
+import { hasRole } from '@/lib/roles';
 import { useIsNarrow } from '@/lib/use-media-query';
 import { useApiKeys, useKeyOwners } from './api';
 import { type KeyActions, useKeyActions } from './key-actions';
@@ -211,7 +212,7 @@ function KeyCards({ keys, owners, actions }: { keys: ApiKey[]; owners: (key: Api
 export default function ApiKeysPage() {
   const { data: keys, isPending, isError, error, refetch, isFetching } = useApiKeys();
   const { data: me } = useCurrentUser();
-  const isAdmin = me?.roles.includes('admin') ?? false;
+  const isAdmin = hasRole(me, 'admin');
   const hasOthers = !!me && !!keys?.some((key) => key.user_id !== me.id);
   const { data: owners } = useKeyOwners(isAdmin && hasOthers);
   const actions = useKeyActions();

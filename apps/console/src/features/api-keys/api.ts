@@ -1,30 +1,25 @@
-import type { ApiKey, CreateApiKeyRequest, Permission, RoleType, User } from '@launchbay/contract';
+import {
+  type ApiKey,
+  apiKeyListResponseSchema,
+  apiKeySchema,
+  type CreateApiKeyRequest,
+  createApiKeyResponseSchema,
+  type Permission,
+  permissionListResponseSchema,
+  userListResponseSchema,
+} from '@launchbay/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import type { z } from 'zod';
 import { api, isApiError } from '@/lib/api';
 import { HOUR } from '@/lib/constants';
 
 export const apiKeysQueryKey = ['api-keys'] as const;
 const apiKeyQueryKey = (id: number) => ['api-keys', id] as const;
 
-export interface PermissionInfo {
-  name: Permission;
-  area: string;
-  access: 'read' | 'write';
-  description: string;
-}
-
-export interface PermissionPreset {
-  role: RoleType;
-  label: string;
-  permissions: Permission[];
-}
-
-export interface PermissionCatalogue {
-  permissions: PermissionInfo[];
-  presets: PermissionPreset[];
-}
-
-export type CreatedApiKey = ApiKey & { secret: string };
+export type PermissionCatalogue = z.infer<typeof permissionListResponseSchema>;
+export type PermissionInfo = PermissionCatalogue['permissions'][number];
+export type PermissionPreset = PermissionCatalogue['presets'][number];
+export type CreatedApiKey = z.infer<typeof createApiKeyResponseSchema>;
 
 export interface UpdateApiKeyBody {
   name?: string;
@@ -39,7 +34,7 @@ const retryServerErrors = (failureCount: number, error: unknown) =>
 export function useApiKeys() {
   return useQuery({
     queryKey: apiKeysQueryKey,
-    queryFn: ({ signal }) => api<{ api_keys: ApiKey[] }>('/api-keys', { signal }),
+    queryFn: ({ signal }) => api('/api-keys', { signal, response: apiKeyListResponseSchema }),
     select: (data) => data.api_keys,
     retry: retryServerErrors,
   });
@@ -48,7 +43,7 @@ export function useApiKeys() {
 export function useApiKey(id: number | null) {
   return useQuery({
     queryKey: apiKeyQueryKey(id ?? 0),
-    queryFn: ({ signal }) => api<ApiKey>(`/api-keys/${id}`, { signal }),
+    queryFn: ({ signal }) => api(`/api-keys/${id}`, { signal, response: apiKeySchema }),
     enabled: id !== null,
     retry: retryServerErrors,
   });
@@ -58,7 +53,7 @@ export function useApiKey(id: number | null) {
 export function usePermissionCatalogue() {
   return useQuery({
     queryKey: ['api-key-permissions'],
-    queryFn: ({ signal }) => api<PermissionCatalogue>('/api-keys/permissions', { signal }),
+    queryFn: ({ signal }) => api('/api-keys/permissions', { signal, response: permissionListResponseSchema }),
     staleTime: HOUR,
     retry: retryServerErrors,
   });
@@ -68,7 +63,7 @@ export function usePermissionCatalogue() {
 export function useKeyOwners(enabled: boolean) {
   return useQuery({
     queryKey: ['api-keys', 'owners'],
-    queryFn: ({ signal }) => api<{ users: User[] }>('/users', { signal }),
+    queryFn: ({ signal }) => api('/users', { signal, response: userListResponseSchema }),
     select: (data) => new Map(data.users.map((user) => [user.id, user])),
     enabled,
     retry: false,
@@ -96,27 +91,30 @@ function useKeyMutation<TVariables, TResult extends ApiKey | undefined>(
 
 /** The answer carries the secret: it is dropped from the mutation cache as soon as nobody shows it. */
 export function useCreateApiKey() {
-  return useKeyMutation((body: CreateApiKeyRequest) => api<CreatedApiKey>('/api-keys', { method: 'POST', body }), {
-    gcTime: 0,
-  });
+  return useKeyMutation(
+    (body: CreateApiKeyRequest) => api('/api-keys', { method: 'POST', body, response: createApiKeyResponseSchema }),
+    {
+      gcTime: 0,
+    },
+  );
 }
 
 export function useUpdateApiKey() {
   return useKeyMutation(({ id, ...body }: UpdateApiKeyBody & { id: number }) =>
-    api<ApiKey>(`/api-keys/${id}`, { method: 'PUT', body }),
+    api(`/api-keys/${id}`, { method: 'PUT', body, response: apiKeySchema }),
   );
 }
 
 export function useSetApiKeyActive() {
   return useKeyMutation(({ id, active }: { id: number; active: boolean }) =>
-    api<ApiKey>(`/api-keys/${id}/${active ? 'activate' : 'deactivate'}`, { method: 'POST' }),
+    api(`/api-keys/${id}/${active ? 'activate' : 'deactivate'}`, { method: 'POST', response: apiKeySchema }),
   );
 }
 
 export function useDeleteApiKey() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => api<undefined>(`/api-keys/${id}`, { method: 'DELETE' }),
+    mutationFn: (id: number) => api(`/api-keys/${id}`, { method: 'DELETE' }),
     onSuccess: (_result, id) => queryClient.removeQueries({ queryKey: apiKeyQueryKey(id), exact: true }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: apiKeysQueryKey, exact: true }),
   });

@@ -1,16 +1,6 @@
 import type { ApiKey } from '@launchbay/contract';
 import { type ReactNode, useState } from 'react';
-import {
-  AlertDialog,
-  AlertDialogAction,
-  AlertDialogCancel,
-  AlertDialogContent,
-  AlertDialogDescription,
-  AlertDialogFooter,
-  AlertDialogHeader,
-  AlertDialogTitle,
-} from '@/components/ui/alert-dialog';
-import { Spinner } from '@/components/ui/spinner';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { errorDetail } from '@/lib/api';
 import { toast } from '@/lib/toast';
 import { useDeleteApiKey, useSetApiKeyActive } from './api';
@@ -58,31 +48,19 @@ export function useKeyActions(): KeyActions {
   };
 
   const dialog = (
-    <AlertDialog open={toDelete !== null} onOpenChange={(open) => !open && !deleteMutation.isPending && setToDelete(null)}>
-      <AlertDialogContent>
-        <AlertDialogHeader>
-          <AlertDialogTitle>Delete {toDelete?.key.name}?</AlertDialogTitle>
-          <AlertDialogDescription>
-            Every script or service that uses this key (<span className="font-mono">{toDelete?.key.key_prefix}…</span>) stops
-            working at once. This action cannot be undone.
-          </AlertDialogDescription>
-        </AlertDialogHeader>
-        <AlertDialogFooter>
-          <AlertDialogCancel disabled={deleteMutation.isPending}>Cancel</AlertDialogCancel>
-          <AlertDialogAction
-            variant="destructive"
-            disabled={deleteMutation.isPending}
-            onClick={(event) => {
-              event.preventDefault();
-              void confirmDelete();
-            }}
-          >
-            {deleteMutation.isPending ? <Spinner /> : null}
-            Delete API key
-          </AlertDialogAction>
-        </AlertDialogFooter>
-      </AlertDialogContent>
-    </AlertDialog>
+    <ConfirmDialog
+      open={toDelete !== null}
+      onOpenChange={(open) => !open && setToDelete(null)}
+      title={`Delete ${toDelete?.key.name}?`}
+      description={
+        <>
+          Every script or service that uses this key (<span className="font-mono">{toDelete?.key.key_prefix}…</span>) stops
+          working at once. This action cannot be undone.
+        </>
+      }
+      confirmLabel="Delete API key"
+      onConfirm={confirmDelete}
+    />
   );
 
   return {

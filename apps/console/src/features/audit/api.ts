@@ -1,5 +1,6 @@
-import type { AuditLog } from '@launchbay/contract';
+import { type AuditLog, auditLogListResponseSchema, auditLogSchema } from '@launchbay/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import type { z } from 'zod';
 import { api, isApiError } from '@/lib/api';
 
 export const AUDIT_PAGE_SIZE = 50;
@@ -15,12 +16,7 @@ export interface AuditQuery {
   to?: string;
 }
 
-export interface AuditLogPage {
-  logs: AuditLog[];
-  total: number;
-  page: number;
-  per_page: number;
-}
+export type AuditLogPage = z.infer<typeof auditLogListResponseSchema>;
 
 const noRetryOn4xx = (failureCount: number, error: unknown) =>
   failureCount < 2 && !(isApiError(error) && error.status >= 400 && error.status < 500);
@@ -28,7 +24,8 @@ const noRetryOn4xx = (failureCount: number, error: unknown) =>
 export function useAuditLogs(query: AuditQuery) {
   return useQuery({
     queryKey: ['audit', 'logs', query],
-    queryFn: ({ signal }) => api<AuditLogPage>('/audit/logs', { signal, query: { ...query, per_page: AUDIT_PAGE_SIZE } }),
+    queryFn: ({ signal }) =>
+      api('/audit/logs', { signal, query: { ...query, per_page: AUDIT_PAGE_SIZE }, response: auditLogListResponseSchema }),
     placeholderData: keepPreviousData,
     retry: noRetryOn4xx,
   });
@@ -37,7 +34,7 @@ export function useAuditLogs(query: AuditQuery) {
 export function useAuditLog(id: number | null, initial?: AuditLog) {
   return useQuery({
     queryKey: ['audit', 'log', id],
-    queryFn: ({ signal }) => api<AuditLog>(`/audit/logs/${id}`, { signal }),
+    queryFn: ({ signal }) => api(`/audit/logs/${id}`, { signal, response: auditLogSchema }),
     enabled: id !== null,
     initialData: initial,
     retry: noRetryOn4xx,

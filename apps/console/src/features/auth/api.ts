@@ -1,54 +1,25 @@
-import type { CurrentUser, LoginRequest, LoginResponse, VerifyMfaRequest } from '@launchbay/contract';
-import { queryOptions, useMutation, useQuery } from '@tanstack/react-query';
-import { ApiRequestError, api, isConnectionError, isUnauthorized } from '@/lib/api';
-import { CURRENT_USER_GC_TIME, CURRENT_USER_RETRY_DELAY, CURRENT_USER_STALE_TIME } from '@/lib/constants';
+import type { LoginRequest, loginResponseSchema, VerifyMfaRequest, verifyMfaResponseSchema } from '@launchbay/contract';
+import { useMutation } from '@tanstack/react-query';
+import { api, declared } from '@/lib/api';
 
-export const currentUserQueryKey = ['user', 'me'] as const;
-
-/**
- * Spec section 8: the current-user fetch is retried once after 100 ms, except on 401, an aborted
- * request, 504, a connection-refused code or a 'Failed to fetch' message.
- */
-export function shouldRetryCurrentUser(failureCount: number, error: unknown): boolean {
-  if (failureCount >= 1) return false;
-  if (error instanceof ApiRequestError) {
-    if (error.status === 401 || error.status === 504 || error.aborted) return false;
-    if (error.code === 'ECONNREFUSED') return false;
-  }
-  if (isUnauthorized(error) || isConnectionError(error)) return false;
-  if (error instanceof Error && error.message.includes('Failed to fetch')) return false;
-  return true;
-}
-
-export const currentUserQuery = queryOptions({
-  queryKey: currentUserQueryKey,
-  queryFn: ({ signal }) => api<CurrentUser>('/user/me', { signal }),
-  staleTime: CURRENT_USER_STALE_TIME,
-  gcTime: CURRENT_USER_GC_TIME,
-  retry: shouldRetryCurrentUser,
-  retryDelay: CURRENT_USER_RETRY_DELAY,
-  // Re-check on focus only when the last check failed.
-  refetchOnWindowFocus: (query) => query.state.status === 'error',
-});
-
-export function useCurrentUser() {
-  return useQuery(currentUserQuery);
-}
+// The sign-in calls are on the login page: typed from the contract's schemas, not parsed (see `declared`).
 
 export function useLogin() {
   return useMutation({
-    mutationFn: (body: LoginRequest) => api<LoginResponse>('/auth/login', { method: 'POST', body }),
+    mutationFn: (body: LoginRequest) =>
+      api('/auth/login', { method: 'POST', body, response: declared<typeof loginResponseSchema>() }),
     meta: { authCall: true },
   });
 }
 
 export function useVerifyMfa() {
   return useMutation({
-    mutationFn: (body: VerifyMfaRequest) => api<{ token: string }>('/auth/verify-mfa', { method: 'POST', body }),
+    mutationFn: (body: VerifyMfaRequest) =>
+      api('/auth/verify-mfa', { method: 'POST', body, response: declared<typeof verifyMfaResponseSchema>() }),
     meta: { authCall: true },
   });
 }
 
 export async function logout(): Promise<void> {
-  await api<void>('/logout', { method: 'POST' });
+  await api('/logout', { method: 'POST' });
 }

@@ -1,16 +1,17 @@
 import type { LoginRequest } from '@launchbay/contract';
 import { useQueryClient } from '@tanstack/react-query';
 import { useForm } from 'react-hook-form';
-import { useDocumentTitle } from '@/app/document-title';
-import { navigateTo } from '@/app/location';
 import { Button } from '@/components/ui/button';
 import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { errorDetail, isApiError } from '@/lib/api';
+import { currentUserQueryKey } from '@/lib/current-user';
+import { useDocumentTitle } from '@/lib/document-title';
+import { navigateTo } from '@/lib/location';
 import { toast } from '@/lib/toast';
-import { currentUserQueryKey, useLogin } from './api';
+import { useLogin } from './api';
 import { AuthLayout } from './auth-layout';
 import { loginResolver } from './login-schema';
 

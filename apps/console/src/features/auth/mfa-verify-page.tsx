@@ -3,16 +3,17 @@ import { type VerifyMfaRequest, verifyMfaRequestSchema } from '@launchbay/contra
 import { useQueryClient } from '@tanstack/react-query';
 import { ShieldCheck } from 'lucide-react';
 import { useForm } from 'react-hook-form';
-import { useDocumentTitle } from '@/app/document-title';
-import { navigateTo } from '@/app/location';
 import { Button } from '@/components/ui/button';
 import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { errorDetail } from '@/lib/api';
+import { currentUserQueryKey } from '@/lib/current-user';
+import { useDocumentTitle } from '@/lib/document-title';
+import { navigateTo } from '@/lib/location';
 import { toast } from '@/lib/toast';
-import { currentUserQueryKey, useVerifyMfa } from './api';
+import { useVerifyMfa } from './api';
 import { AuthLayout } from './auth-layout';
 
 export default function MfaVerifyPage() {

@@ -2,16 +2,16 @@ import { Activity, ArrowRight, FolderGit2, Globe, type LucideIcon, Network, Plus
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
 import { EmptyState, Page } from '@/components/layout/page';
+import { ProjectAvatar } from '@/components/project-avatar';
 import { Badge } from '@/components/ui/badge';
 import { buttonVariants } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Skeleton } from '@/components/ui/skeleton';
-import { useCurrentUser } from '@/features/auth/api';
-import { ACCESS_MODE_LABEL, useAccessInfo } from '@/features/platform/api';
-import { useHealth } from '@/features/platform/health';
-import { useProjects } from '@/features/projects/api';
-import { ProjectAvatar } from '@/features/projects/project-avatar';
+import { useCurrentUser } from '@/lib/current-user';
 import { formatDuration, formatRelativeTime } from '@/lib/format';
+import { ACCESS_MODE_LABEL, useAccessInfo } from '@/lib/platform';
+import { useProjects } from '@/lib/projects';
+import { useHealth } from './health';
 
 function greeting(date = new Date()): string {
   const hour = date.getHours();

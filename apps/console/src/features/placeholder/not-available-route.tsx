@@ -1,5 +1,5 @@
 import { useMatches } from 'react-router';
-import { NotAvailablePage } from './not-available-page';
+import { NotAvailablePage } from '@/components/layout/not-available-page';
 
 interface PlaceholderHandle {
   title: string;

@@ -1,6 +1,6 @@
 import { useLocation, useParams } from 'react-router';
-import { PROJECT_PAGES } from '@/app/navigation';
-import { NotAvailablePage } from '@/features/placeholder/not-available-page';
+import { NotAvailablePage } from '@/components/layout/not-available-page';
+import { PROJECT_PAGES } from './project-pages';
 
 /** /projects/{slug}/*: project detail areas arrive with projects; until then, an honest placeholder. */
 export default function ProjectDetailPage() {

@@ -2,13 +2,13 @@ import { FolderGit2, Plus } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { EmptyState, Page } from '@/components/layout/page';
+import { ProjectAvatar } from '@/components/project-avatar';
 import { Button, buttonVariants } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail } from '@/lib/api';
 import { formatRelativeTime } from '@/lib/format';
-import { useProjects } from './api';
-import { ProjectAvatar } from './project-avatar';
+import { useProjects } from '@/lib/projects';
 
 const PER_PAGE = 24;
 

@@ -6,22 +6,23 @@ import {
   platformSettingsSchema,
 } from '@launchbay/contract';
 import { ShieldAlert } from 'lucide-react';
-import { type ReactNode, useMemo } from 'react';
+import { useMemo } from 'react';
 import { Controller } from 'react-hook-form';
 import { z } from 'zod';
+import { FormField } from '@/components/form/form-field';
 import { EmptyState, Page } from '@/components/layout/page';
 import { SettingsNav } from '@/components/layout/sub-nav';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
-import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui/select';
 import { Skeleton } from '@/components/ui/skeleton';
 import { Switch } from '@/components/ui/switch';
-import { useCurrentUser } from '@/features/auth/api';
-import { ACCESS_MODE_LABEL } from '@/features/platform/api';
 import { errorDetail } from '@/lib/api';
+import { useCurrentUser } from '@/lib/current-user';
+import { ACCESS_MODE_LABEL } from '@/lib/platform';
+import { isAdmin } from '@/lib/roles';
 import { useSettings } from './api';
 import { SettingsSection, useSectionForm } from './section';
 
@@ -46,28 +47,6 @@ const ACCESS_MODE_HINT: Record<AccessMode, string> = {
   direct: 'This machine has its own public IP address.',
 };
 
-function Field({
-  id,
-  label,
-  hint,
-  error,
-  children,
-}: {
-  id: string;
-  label: string;
-  hint?: ReactNode;
-  error?: string;
-  children: ReactNode;
-}) {
-  return (
-    <div className="grid content-start gap-2">
-      <Label htmlFor={id}>{label}</Label>
-      {children}
-      {error ? <FieldError message={error} /> : hint ? <p className="text-muted-foreground text-xs">{hint}</p> : null}
-    </div>
-  );
-}
-
 const generalSchema = z.object({
   external_url: optionalText(shape.external_url),
   base_domain: optionalText(shape.base_domain),
@@ -88,7 +67,7 @@ function GeneralSection({ settings, readOnly }: { settings: PlatformSettings; re
   const baseDomain = watch('base_domain').trim().toLowerCase();
   return (
     <SettingsSection title="General" description="How people and apps reach this platform." section={section} readOnly={readOnly}>
-      <Field
+      <FormField
         id="settings-external-url"
         label="External URL"
         hint="The address of this console, used in links and notifications. Leave empty to use the address in the browser."
@@ -102,8 +81,8 @@ function GeneralSection({ settings, readOnly }: { settings: PlatformSettings; re
           aria-invalid={formState.errors.external_url ? true : undefined}
           {...register('external_url')}
         />
-      </Field>
-      <Field
+      </FormField>
+      <FormField
         id="settings-base-domain"
         label="Base domain"
         hint={
@@ -126,12 +105,12 @@ function GeneralSection({ settings, readOnly }: { settings: PlatformSettings; re
           aria-invalid={formState.errors.base_domain ? true : undefined}
           {...register('base_domain')}
         />
-      </Field>
+      </FormField>
       <Controller
         control={control}
         name="access_mode"
         render={({ field, fieldState }) => (
-          <Field
+          <FormField
             id="settings-access-mode"
             label="Access mode"
             hint={ACCESS_MODE_HINT[field.value]}
@@ -149,7 +128,7 @@ function GeneralSection({ settings, readOnly }: { settings: PlatformSettings; re
                 ))}
               </SelectContent>
             </Select>
-          </Field>
+          </FormField>
         )}
       />
     </SettingsSection>
@@ -180,7 +159,7 @@ function TlsSection({ settings, readOnly }: { settings: PlatformSettings; readOn
       section={section}
       readOnly={readOnly}
     >
-      <Field
+      <FormField
         id="settings-acme-directory"
         label="ACME directory URL"
         error={formState.errors.acme_directory_url?.message}
@@ -218,8 +197,8 @@ function TlsSection({ settings, readOnly }: { settings: PlatformSettings; readOn
           aria-invalid={formState.errors.acme_directory_url ? true : undefined}
           {...register('acme_directory_url')}
         />
-      </Field>
-      <Field
+      </FormField>
+      <FormField
         id="settings-acme-email"
         label="Contact email"
         hint="The certificate authority writes here about expiring certificates and problems. Optional."
@@ -233,7 +212,7 @@ function TlsSection({ settings, readOnly }: { settings: PlatformSettings; readOn
           aria-invalid={formState.errors.acme_contact_email ? true : undefined}
           {...register('acme_contact_email')}
         />
-      </Field>
+      </FormField>
     </SettingsSection>
   );
 }
@@ -273,7 +252,7 @@ function RetentionSection({ settings, readOnly }: { settings: PlatformSettings; 
           const id = `settings-${field.name}`;
           const error = formState.errors[field.name]?.message;
           return (
-            <Field key={field.name} id={id} label={field.label} hint={field.hint} error={error}>
+            <FormField key={field.name} id={id} label={field.label} hint={field.hint} error={error}>
               <div className="relative">
                 <Input
                   id={id}
@@ -290,7 +269,7 @@ function RetentionSection({ settings, readOnly }: { settings: PlatformSettings; 
                   days
                 </span>
               </div>
-            </Field>
+            </FormField>
           );
         })}
       </div>
@@ -390,7 +369,7 @@ function PreviewSection({ settings, readOnly }: { settings: PlatformSettings; re
 export default function SettingsPage() {
   const { data: settings, isPending, isError, error, refetch, isFetching } = useSettings();
   const { data: me } = useCurrentUser();
-  const readOnly = !me?.roles.includes('admin');
+  const readOnly = !isAdmin(me);
 
   return (
     <Page title="Settings" documentTitle="Settings" description="Platform-wide configuration for this Launchbay installation.">

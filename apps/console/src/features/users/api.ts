@@ -1,4 +1,10 @@
-import type { CreateUserRequest, RoleType, UpdateUserRequest, User } from '@launchbay/contract';
+import {
+  type CreateUserRequest,
+  type RoleType,
+  type UpdateUserRequest,
+  userListResponseSchema,
+  userSchema,
+} from '@launchbay/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api';
 
@@ -7,12 +13,12 @@ export const usersQueryKey = ['users'] as const;
 export function useUsers() {
   return useQuery({
     queryKey: usersQueryKey,
-    queryFn: ({ signal }) => api<{ users: User[] }>('/users', { signal }),
+    queryFn: ({ signal }) => api('/users', { signal, response: userListResponseSchema }),
     retry: false,
   });
 }
 
-function useUserMutation<TVariables>(fn: (variables: TVariables) => Promise<User | undefined>) {
+function useUserMutation<TVariables>(fn: (variables: TVariables) => Promise<unknown>) {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: fn,
@@ -21,28 +27,28 @@ function useUserMutation<TVariables>(fn: (variables: TVariables) => Promise<User
 }
 
 export function useCreateUser() {
-  return useUserMutation((body: CreateUserRequest) => api<User>('/users', { method: 'POST', body }));
+  return useUserMutation((body: CreateUserRequest) => api('/users', { method: 'POST', body, response: userSchema }));
 }
 
 export function useUpdateUser() {
   return useUserMutation(({ id, ...body }: UpdateUserRequest & { id: number }) =>
-    api<User>(`/users/${id}`, { method: 'PATCH', body }),
+    api(`/users/${id}`, { method: 'PATCH', body, response: userSchema }),
   );
 }
 
 export function useDeleteUser() {
-  return useUserMutation((id: number) => api<undefined>(`/users/${id}`, { method: 'DELETE' }));
+  return useUserMutation((id: number) => api(`/users/${id}`, { method: 'DELETE' }));
 }
 
 export function useAddRole() {
   return useUserMutation(({ id, role }: { id: number; role: RoleType }) =>
-    api<User>(`/users/${id}/roles`, { method: 'POST', body: { role_type: role } }),
+    api(`/users/${id}/roles`, { method: 'POST', body: { role_type: role }, response: userSchema }),
   );
 }
 
 export function useRemoveRole() {
   return useUserMutation(({ id, role }: { id: number; role: RoleType }) =>
-    api<User>(`/users/${id}/roles/${role}`, { method: 'DELETE' }),
+    api(`/users/${id}/roles/${role}`, { method: 'DELETE', response: userSchema }),
   );
 }
 

@@ -1,17 +1,9 @@
 import { ROLE_TYPES, type RoleType, type User } from '@launchbay/contract';
 import { Ban, CheckCircle2, MoreHorizontal, ShieldAlert, ShieldCheck, ShieldOff, Trash2, UserCog, Users } from 'lucide-react';
 import { useState } from 'react';
+import { ConfirmDialog } from '@/components/confirm-dialog';
+import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
 import { EmptyState, Page } from '@/components/layout/page';
-import {
-  AlertDialog,
-  AlertDialogAction,
-  AlertDialogCancel,
-  AlertDialogContent,
-  AlertDialogDescription,
-  AlertDialogFooter,
-  AlertDialogHeader,
-  AlertDialogTitle,
-} from '@/components/ui/alert-dialog';
 import { Avatar, AvatarFallback, AvatarImage } from '@/components/ui/avatar';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -29,9 +21,8 @@ import {
   DropdownMenuTrigger,
 } from '@/components/ui/dropdown-menu';
 import { Skeleton } from '@/components/ui/skeleton';
-import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
-import { useCurrentUser } from '@/features/auth/api';
 import { errorDetail, isApiError } from '@/lib/api';
+import { useCurrentUser } from '@/lib/current-user';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
 import { toast } from '@/lib/toast';
 import { initials } from '@/lib/utils';
@@ -174,11 +165,75 @@ function UserRowMenu({ user, isSelf, confirm }: { user: User; isSelf: boolean; c
   );
 }
 
+function userColumns(meId: number | undefined, confirm: (c: Confirmation) => void): DataTableColumn<User>[] {
+  return [
+    {
+      id: 'user',
+      header: 'User',
+      headClassName: 'pl-4',
+      cellClassName: 'pl-4',
+      cell: (user) => (
+        <div className="flex items-center gap-3">
+          <Avatar className="size-8">
+            {user.avatar_url ? <AvatarImage src={user.avatar_url} alt="" /> : null}
+            <AvatarFallback>{initials(user.username)}</AvatarFallback>
+          </Avatar>
+          <div className="min-w-0">
+            <p className="flex items-center gap-1.5 font-medium">
+              {user.username}
+              {meId === user.id ? (
+                <Badge variant="outline" className="px-1.5 py-0 font-normal text-[10px]">
+                  You
+                </Badge>
+              ) : null}
+            </p>
+            <p className="text-muted-foreground text-xs">{user.email}</p>
+          </div>
+        </div>
+      ),
+    },
+    { id: 'roles', header: 'Roles', cell: (user) => <RoleBadges roles={user.roles} /> },
+    {
+      id: 'mfa',
+      header: 'MFA',
+      cell: (user) =>
+        user.mfa_enabled ? (
+          <span className="inline-flex items-center gap-1 text-success text-xs">
+            <ShieldCheck className="size-3.5" /> On
+          </span>
+        ) : (
+          <span className="inline-flex items-center gap-1 text-muted-foreground text-xs">
+            <ShieldOff className="size-3.5" /> Off
+          </span>
+        ),
+    },
+    {
+      id: 'status',
+      header: 'Status',
+      cell: (user) => (user.disabled ? <Badge variant="destructive">Disabled</Badge> : <Badge variant="success">Active</Badge>),
+    },
+    {
+      id: 'last-login',
+      header: 'Last login',
+      cellClassName: 'text-muted-foreground text-xs',
+      cellProps: (user) => ({ title: formatDateTime(user.last_login_at) }),
+      cell: (user) => formatRelativeTime(user.last_login_at),
+    },
+    {
+      id: 'actions',
+      header: 'Actions',
+      srOnly: true,
+      headClassName: 'w-12 pr-4',
+      cellClassName: 'pr-4 text-right',
+      cell: (user) => <UserRowMenu user={user} isSelf={meId === user.id} confirm={confirm} />,
+    },
+  ];
+}
+
 export default function UsersPage() {
   const { data, isPending, isError, error, refetch, isFetching } = useUsers();
   const { data: me } = useCurrentUser();
   const [confirmation, setConfirmation] = useState<Confirmation | null>(null);
-  const [running, setRunning] = useState(false);
   const forbidden = isApiError(error) && error.status === 403;
 
   return (
@@ -219,96 +274,27 @@ export default function UsersPage() {
         <EmptyState icon={<Users />} title="No users" description="Create the first user to share this platform." />
       ) : (
         <Card className="gap-0 overflow-hidden p-0">
-          <Table>
-            <TableHeader>
-              <TableRow className="hover:bg-transparent">
-                <TableHead className="pl-4">User</TableHead>
-                <TableHead>Roles</TableHead>
-                <TableHead>MFA</TableHead>
-                <TableHead>Status</TableHead>
-                <TableHead>Last login</TableHead>
-                <TableHead className="w-12 pr-4">
-                  <span className="sr-only">Actions</span>
-                </TableHead>
-              </TableRow>
-            </TableHeader>
-            <TableBody>
-              {data.users.map((user) => (
-                <TableRow key={user.id} data-testid={`user-row-${user.id}`}>
-                  <TableCell className="pl-4">
-                    <div className="flex items-center gap-3">
-                      <Avatar className="size-8">
-                        {user.avatar_url ? <AvatarImage src={user.avatar_url} alt="" /> : null}
-                        <AvatarFallback>{initials(user.username)}</AvatarFallback>
-                      </Avatar>
-                      <div className="min-w-0">
-                        <p className="flex items-center gap-1.5 font-medium">
-                          {user.username}
-                          {me?.id === user.id ? (
-                            <Badge variant="outline" className="px-1.5 py-0 font-normal text-[10px]">
-                              You
-                            </Badge>
-                          ) : null}
-                        </p>
-                        <p className="text-muted-foreground text-xs">{user.email}</p>
-                      </div>
-                    </div>
-                  </TableCell>
-                  <TableCell>
-                    <RoleBadges roles={user.roles} />
-                  </TableCell>
-                  <TableCell>
-                    {user.mfa_enabled ? (
-                      <span className="inline-flex items-center gap-1 text-success text-xs">
-                        <ShieldCheck className="size-3.5" /> On
-                      </span>
-                    ) : (
-                      <span className="inline-flex items-center gap-1 text-muted-foreground text-xs">
-                        <ShieldOff className="size-3.5" /> Off
-                      </span>
-                    )}
-                  </TableCell>
-                  <TableCell>
-                    {user.disabled ? <Badge variant="destructive">Disabled</Badge> : <Badge variant="success">Active</Badge>}
-                  </TableCell>
-                  <TableCell className="text-muted-foreground text-xs" title={formatDateTime(user.last_login_at)}>
-                    {formatRelativeTime(user.last_login_at)}
-                  </TableCell>
-                  <TableCell className="pr-4 text-right">
-                    <UserRowMenu user={user} isSelf={me?.id === user.id} confirm={setConfirmation} />
-                  </TableCell>
-                </TableRow>
-              ))}
-            </TableBody>
-          </Table>
+          <DataTable
+            columns={userColumns(me?.id, setConfirmation)}
+            rows={data.users}
+            rowKey={(user) => user.id}
+            rowProps={(user) => ({ 'data-testid': `user-row-${user.id}` })}
+          />
         </Card>
       )}
 
-      <AlertDialog open={confirmation !== null} onOpenChange={(open) => !open && !running && setConfirmation(null)}>
-        <AlertDialogContent>
-          <AlertDialogHeader>
-            <AlertDialogTitle>{confirmation?.title}</AlertDialogTitle>
-            <AlertDialogDescription>{confirmation?.description}</AlertDialogDescription>
-          </AlertDialogHeader>
-          <AlertDialogFooter>
-            <AlertDialogCancel disabled={running}>Cancel</AlertDialogCancel>
-            <AlertDialogAction
-              variant="destructive"
-              disabled={running}
-              onClick={async (event) => {
-                event.preventDefault();
-                if (!confirmation) return;
-                setRunning(true);
-                await confirmation.run();
-                setRunning(false);
-                setConfirmation(null);
-              }}
-            >
-              {confirmation?.action}
-            </AlertDialogAction>
-          </AlertDialogFooter>
-        </AlertDialogContent>
-      </AlertDialog>
+      <ConfirmDialog
+        open={confirmation !== null}
+        onOpenChange={(open) => !open && setConfirmation(null)}
+        title={confirmation?.title}
+        description={confirmation?.description}
+        confirmLabel={confirmation?.action}
+        onConfirm={async () => {
+          if (!confirmation) return;
+          await confirmation.run();
+          setConfirmation(null);
+        }}
+      />
     </Page>
   );
 }

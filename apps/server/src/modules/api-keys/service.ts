@@ -12,7 +12,7 @@ import { and, desc, eq, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { Db } from '../../db/client';
 import { sha256 } from '../../lib/crypto';
-import { forbidden, notFound, unauthorized } from '../../lib/errors';
+import { forbidden, notFound } from '../../lib/errors';
 import type { Principal } from '../../lib/http';
 import { toIso, toIsoOrNull } from '../../lib/time';
 import { WriteThrottle } from '../../lib/write-throttle';

@@ -1,6 +1,6 @@
 import { useState } from 'react';
+import { projectFaviconUrl } from '@/lib/projects';
 import { cn } from '@/lib/utils';
-import { projectFaviconUrl } from './api';
 
 /** Favicons that answered 404 in this session: do not ask again on every render. */
 const missingFavicons = new Set<number>();

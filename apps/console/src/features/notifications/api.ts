@@ -1,10 +1,14 @@
-import type {
-  CreateEmailProviderRequest,
-  CreateSlackProviderRequest,
-  NotificationListResponse,
-  NotificationPreferences,
-  NotificationProvider,
-  ProviderType,
+import {
+  type CreateEmailProviderRequest,
+  type CreateSlackProviderRequest,
+  messageSchema,
+  type NotificationPreferences,
+  type NotificationProvider,
+  notificationListResponseSchema,
+  notificationPreferencesSchema,
+  notificationProviderListResponseSchema,
+  notificationProviderSchema,
+  type ProviderType,
 } from '@launchbay/contract';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api';
@@ -22,7 +26,7 @@ export type ProviderBody<T extends ProviderType> = T extends 'email' ? CreateEma
 export function usePreferences() {
   return useQuery({
     queryKey: preferencesQueryKey,
-    queryFn: ({ signal }) => api<NotificationPreferences>('/notification-preferences', { signal }),
+    queryFn: ({ signal }) => api('/notification-preferences', { signal, response: notificationPreferencesSchema }),
   });
 }
 
@@ -31,7 +35,7 @@ export function useSavePreferences() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (preferences: NotificationPreferences) =>
-      api<NotificationPreferences>('/notification-preferences', { method: 'PUT', body: { preferences } }),
+      api('/notification-preferences', { method: 'PUT', body: { preferences }, response: notificationPreferencesSchema }),
     onSuccess: (saved) => queryClient.setQueryData(preferencesQueryKey, saved),
   });
 }
@@ -42,14 +46,14 @@ export function useSavePreferences() {
 export function useProviders() {
   return useQuery({
     queryKey: providersQueryKey,
-    queryFn: ({ signal }) => api<NotificationProvider[]>('/notification-providers', { signal }),
+    queryFn: ({ signal }) => api('/notification-providers', { signal, response: notificationProviderListResponseSchema }),
   });
 }
 
 export function useProvider(id: number | null) {
   return useQuery({
     queryKey: providerQueryKey(id ?? 0),
-    queryFn: ({ signal }) => api<NotificationProvider>(`/notification-providers/${id}`, { signal }),
+    queryFn: ({ signal }) => api(`/notification-providers/${id}`, { signal, response: notificationProviderSchema }),
     enabled: id !== null,
     retry: false,
   });
@@ -60,7 +64,7 @@ export function useCreateProvider() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ type, body }: { type: ProviderType; body: ProviderBody<ProviderType> }) =>
-      api<NotificationProvider>(`/notification-providers/${type}`, { method: 'POST', body }),
+      api(`/notification-providers/${type}`, { method: 'POST', body, response: notificationProviderSchema }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: providersQueryKey }),
   });
 }
@@ -70,7 +74,7 @@ export function useUpdateProvider() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: ({ type, id, body }: { type: ProviderType; id: number; body: ProviderBody<ProviderType> }) =>
-      api<NotificationProvider>(`/notification-providers/${type}/${id}`, { method: 'PUT', body }),
+      api(`/notification-providers/${type}/${id}`, { method: 'PUT', body, response: notificationProviderSchema }),
     onSuccess: (provider) => {
       queryClient.setQueryData(providerQueryKey(provider.id), provider);
       queryClient.setQueryData<NotificationProvider[]>(providersQueryKey, (list) =>
@@ -84,7 +88,7 @@ export function useUpdateProvider() {
 export function useDeleteProvider() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => api<undefined>(`/notification-providers/${id}`, { method: 'DELETE' }),
+    mutationFn: (id: number) => api(`/notification-providers/${id}`, { method: 'DELETE' }),
     onSuccess: (_data, id) => {
       queryClient.setQueryData<NotificationProvider[]>(providersQueryKey, (list) => list?.filter((item) => item.id !== id));
     },
@@ -96,7 +100,7 @@ export function useDeleteProvider() {
 export function useTestProvider() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: number) => api<{ message?: string }>(`/notification-providers/${id}/test`, { method: 'POST' }),
+    mutationFn: (id: number) => api(`/notification-providers/${id}/test`, { method: 'POST', response: messageSchema }),
     // The provider's last delivery and the notification record both change, sent or not.
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: providersQueryKey });
@@ -111,6 +115,7 @@ export function useTestProvider() {
 export function useRecentNotifications(perPage = 10) {
   return useQuery({
     queryKey: [...notificationsQueryKey, { page: 1, perPage }],
-    queryFn: ({ signal }) => api<NotificationListResponse>('/notifications', { signal, query: { page: 1, per_page: perPage } }),
+    queryFn: ({ signal }) =>
+      api('/notifications', { signal, query: { page: 1, per_page: perPage }, response: notificationListResponseSchema }),
   });
 }

@@ -1,7 +1,7 @@
 import { FileQuestion } from 'lucide-react';
 import { Link } from 'react-router';
-import { useDocumentTitle } from '@/app/document-title';
 import { buttonVariants } from '@/components/ui/button';
+import { useDocumentTitle } from '@/lib/document-title';
 
 export default function NotFoundPage() {
   useDocumentTitle('Page not found');

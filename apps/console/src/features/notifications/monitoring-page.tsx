@@ -1,13 +1,13 @@
 import { AlertTriangle, ArchiveRestore, Bell, Globe, HeartPulse, type LucideIcon, Plug, Split } from 'lucide-react';
 import { Tabs } from 'radix-ui';
 import { useNavigate, useParams } from 'react-router';
+import NotFoundPage from '@/components/layout/not-found-page';
 import { EmptyState, Page } from '@/components/layout/page';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Label } from '@/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui/select';
 import { Skeleton } from '@/components/ui/skeleton';
-import NotFoundPage from '@/features/placeholder/not-found-page';
 import { errorDetail } from '@/lib/api';
 import { cn } from '@/lib/utils';
 import { usePreferences } from './api';

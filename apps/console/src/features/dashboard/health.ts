@@ -1,4 +1,4 @@
-import type { healthSchema } from '@launchbay/contract';
+import { healthSchema } from '@launchbay/contract';
 import { useQuery } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { api } from '@/lib/api';
@@ -8,7 +8,7 @@ export type Health = z.infer<typeof healthSchema>;
 export function useHealth() {
   return useQuery({
     queryKey: ['platform', 'health'],
-    queryFn: ({ signal }) => api<Health>('/health', { signal }),
+    queryFn: ({ signal }) => api('/health', { signal, response: healthSchema }),
     staleTime: 30_000,
   });
 }

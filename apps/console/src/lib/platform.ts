@@ -1,11 +1,12 @@
-import type { AccessInfo, PublicIp } from '@launchbay/contract';
+import type { AccessInfo, accessInfoSchema } from '@launchbay/contract';
 import { queryOptions, useQuery } from '@tanstack/react-query';
-import { api } from '@/lib/api';
-import { ACCESS_INFO_RETRY, ACCESS_INFO_STALE_TIME } from '@/lib/constants';
+import { api, declared } from './api';
+import { ACCESS_INFO_RETRY, ACCESS_INFO_STALE_TIME } from './constants';
 
 export const accessInfoQuery = queryOptions({
   queryKey: ['platform', 'access-info'],
-  queryFn: ({ signal }) => api<AccessInfo>('/platform/access-info', { signal }),
+  // Loaded before the login page shows: typed from the contract's schema, not parsed (see `declared`).
+  queryFn: ({ signal }) => api('/platform/access-info', { signal, response: declared<typeof accessInfoSchema>() }),
   staleTime: ACCESS_INFO_STALE_TIME,
   retry: ACCESS_INFO_RETRY,
   // Short back-off: the console waits on this before it shows anything else.
@@ -15,15 +16,6 @@ export const accessInfoQuery = queryOptions({
 
 export function useAccessInfo() {
   return useQuery(accessInfoQuery);
-}
-
-export function usePublicIp(enabled = true) {
-  return useQuery({
-    queryKey: ['platform', 'public-ip'],
-    queryFn: ({ signal }) => api<PublicIp>('/platform/public-ip', { signal }),
-    enabled,
-    staleTime: 5 * 60_000,
-  });
 }
 
 export const ACCESS_MODE_CLASS: Record<AccessInfo['access_mode'], string> = {

@@ -11,13 +11,10 @@ import {
   type UseFormReturn,
   useForm,
 } from 'react-hook-form';
-import { Checkbox } from '@/components/ui/checkbox';
-import { FieldError } from '@/components/ui/field-error';
+import { CheckboxField, FormField, type FormFieldProps, SwitchField } from '@/components/form/form-field';
 import { Input } from '@/components/ui/input';
-import { Label } from '@/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui/select';
 import { Separator } from '@/components/ui/separator';
-import { Switch } from '@/components/ui/switch';
 import { isApiError } from '@/lib/api';
 import { toast } from '@/lib/toast';
 import { cn } from '@/lib/utils';
@@ -73,62 +70,9 @@ function RequiredBanner({ errors }: { errors: FieldErrors }) {
   );
 }
 
-function Field({
-  id,
-  label,
-  optional,
-  hint,
-  error,
-  className,
-  children,
-}: {
-  id: string;
-  label: string;
-  optional?: boolean;
-  hint?: ReactNode;
-  error?: string;
-  className?: string;
-  children: ReactNode;
-}) {
-  const message = shownMessage(error);
-  return (
-    <div className={cn('grid min-w-0 content-start gap-2', className)}>
-      <Label htmlFor={id}>
-        {label}
-        {optional ? <span className="font-normal text-muted-foreground">(optional)</span> : null}
-      </Label>
-      {children}
-      {message ? <FieldError message={message} /> : null}
-      {hint && !message ? <p className="text-muted-foreground text-xs">{hint}</p> : null}
-    </div>
-  );
-}
-
-/** A switch with its label and description, for on/off settings inside a form. */
-function SwitchField({
-  id,
-  label,
-  description,
-  checked,
-  onCheckedChange,
-  disabled,
-}: {
-  id: string;
-  label: string;
-  description: string;
-  checked: boolean;
-  onCheckedChange: (checked: boolean) => void;
-  disabled?: boolean;
-}) {
-  return (
-    <div className="flex items-start justify-between gap-4 rounded-lg border px-3 py-3">
-      <div className="grid gap-1">
-        <Label htmlFor={id}>{label}</Label>
-        <p className="text-muted-foreground text-xs">{description}</p>
-      </div>
-      <Switch id={id} checked={checked} onCheckedChange={onCheckedChange} disabled={disabled} />
-    </div>
-  );
+/** The shared form field; the required-fields message shows as 'Required' on the field. */
+function Field(props: FormFieldProps) {
+  return <FormField {...props} error={shownMessage(props.error)} />;
 }
 
 /** The provider's Enabled switch, shown when editing (the wizard always creates enabled providers). */
@@ -153,41 +97,6 @@ function EnabledField<TValues extends FieldValues & { enabled: boolean }, TOut e
         />
       )}
     />
-  );
-}
-
-function CheckboxField({
-  id,
-  label,
-  description,
-  checked,
-  onCheckedChange,
-  disabled,
-}: {
-  id: string;
-  label: string;
-  description: string;
-  checked: boolean;
-  onCheckedChange: (checked: boolean) => void;
-  disabled?: boolean;
-}) {
-  return (
-    <div className={cn('flex items-start gap-3', disabled && 'opacity-60')}>
-      <Checkbox
-        id={id}
-        className="mt-0.5"
-        checked={checked}
-        disabled={disabled}
-        onCheckedChange={(value) => onCheckedChange(value === true)}
-        aria-describedby={`${id}-hint`}
-      />
-      <div className="grid gap-1">
-        <Label htmlFor={id}>{label}</Label>
-        <p id={`${id}-hint`} className="text-muted-foreground text-xs">
-          {description}
-        </p>
-      </div>
-    </div>
   );
 }
 

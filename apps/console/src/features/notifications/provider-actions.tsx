@@ -4,20 +4,9 @@ import {
   TEST_NOTIFICATION_FAILED_MESSAGE,
   TEST_NOTIFICATION_SENT_MESSAGE,
 } from '@launchbay/contract';
-import { useState } from 'react';
-import {
-  AlertDialog,
-  AlertDialogAction,
-  AlertDialogCancel,
-  AlertDialogContent,
-  AlertDialogDescription,
-  AlertDialogFooter,
-  AlertDialogHeader,
-  AlertDialogTitle,
-} from '@/components/ui/alert-dialog';
-import { Spinner } from '@/components/ui/spinner';
-import { useCurrentUser } from '@/features/auth/api';
+import { ConfirmDialog } from '@/components/confirm-dialog';
 import { errorDetail } from '@/lib/api';
+import { useCanManage } from '@/lib/roles';
 import { toast } from '@/lib/toast';
 import { type ProviderBody, useDeleteProvider, useTestProvider, useUpdateProvider } from './api';
 
@@ -26,8 +15,7 @@ export const DELETE_PROVIDER_MESSAGE = 'This will permanently delete the provide
 
 /** Changing preferences and providers needs the user (or admin) role; readers only look. */
 export function useCanManageAlerts(): boolean {
-  const { data: me } = useCurrentUser();
-  return Boolean(me?.roles.some((role) => role === 'admin' || role === 'user'));
+  return useCanManage();
 }
 
 /** Spec section 8: the per-type toast titles of provider updates. */
@@ -94,10 +82,8 @@ export function DeleteProviderDialog({
   onDeleted?: () => void;
 }) {
   const remove = useDeleteProvider();
-  const [busy, setBusy] = useState(false);
   const confirm = async () => {
     if (!provider) return;
-    setBusy(true);
     try {
       await remove.mutateAsync(provider.id);
       toast.success('Provider deleted successfully');
@@ -105,32 +91,16 @@ export function DeleteProviderDialog({
       onDeleted?.();
     } catch (error) {
       toast.error('Failed to delete provider', { description: errorDetail(error) });
-    } finally {
-      setBusy(false);
     }
   };
   return (
-    <AlertDialog open={open} onOpenChange={(next) => !busy && onOpenChange(next)}>
-      <AlertDialogContent>
-        <AlertDialogHeader>
-          <AlertDialogTitle>Delete {provider?.name ?? 'provider'}?</AlertDialogTitle>
-          <AlertDialogDescription>{DELETE_PROVIDER_MESSAGE}</AlertDialogDescription>
-        </AlertDialogHeader>
-        <AlertDialogFooter>
-          <AlertDialogCancel disabled={busy}>Cancel</AlertDialogCancel>
-          <AlertDialogAction
-            variant="destructive"
-            disabled={busy}
-            onClick={(event) => {
-              event.preventDefault();
-              void confirm();
-            }}
-          >
-            {busy ? <Spinner /> : null}
-            Delete provider
-          </AlertDialogAction>
-        </AlertDialogFooter>
-      </AlertDialogContent>
-    </AlertDialog>
+    <ConfirmDialog
+      open={open}
+      onOpenChange={onOpenChange}
+      title={`Delete ${provider?.name ?? 'provider'}?`}
+      description={DELETE_PROVIDER_MESSAGE}
+      confirmLabel="Delete provider"
+      onConfirm={confirm}
+    />
   );
 }

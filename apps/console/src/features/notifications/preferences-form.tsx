@@ -12,9 +12,9 @@ import {
   useForm,
 } from 'react-hook-form';
 import type { z } from 'zod';
+import { FormField } from '@/components/form/form-field';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
-import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
@@ -193,8 +193,15 @@ export function NumberField<TValues extends FieldValues>({
   const error = form.formState.errors[name]?.message;
   const message = typeof error === 'string' ? error : undefined;
   return (
-    <div className={cn('grid max-w-xs content-start gap-2', className)}>
-      <Label htmlFor={id}>{label}</Label>
+    <FormField
+      id={id}
+      label={label}
+      error={message}
+      hint={hint}
+      hintId={`${id}-hint`}
+      keepHint
+      className={cn('max-w-xs', className)}
+    >
       <div className="flex items-center gap-2">
         <Input
           id={id}
@@ -210,10 +217,6 @@ export function NumberField<TValues extends FieldValues>({
         />
         <span className="text-muted-foreground text-sm">{unit}</span>
       </div>
-      {message ? <FieldError message={message} /> : null}
-      <p id={`${id}-hint`} className="text-muted-foreground text-xs">
-        {hint}
-      </p>
-    </div>
+    </FormField>
   );
 }
