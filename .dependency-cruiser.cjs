@@ -35,7 +35,7 @@ module.exports = {
     {
       name: 'server-module-through-service',
       severity: 'error',
-      comment: "A module uses another module only through its service.ts (or its schema.ts for joins).",
+      comment: 'A module uses another module only through its service.ts (or its schema.ts for joins).',
       from: { path: `${SERVER}modules/([^/]+)/` },
       to: {
         path: `${SERVER}modules/[^/]+/`,
