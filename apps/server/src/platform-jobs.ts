@@ -1,14 +1,12 @@
-import { jobRetentionQueue, jobRetentionSchedule } from './jobs/retention';
-import { auditRetentionQueue, auditRetentionSchedule } from './modules/audit/jobs';
-import { authSweepQueue, authSweepSchedule } from './modules/auth/jobs';
-import {
-  notificationDeliveryQueue,
-  notificationRetentionQueue,
-  notificationRetentionSchedule,
-} from './modules/notifications/dispatcher';
+import { jobRetention } from './jobs/retention';
+import { auditRetention } from './modules/audit/jobs';
+import { authSweep } from './modules/auth/jobs';
+import { notificationDeliveryQueue, notificationRetention } from './modules/notifications/dispatcher';
+
+const PERIODIC_TASKS = [notificationRetention, authSweep, auditRetention, jobRetention];
 
 /** Every queue and schedule the platform runs: a new area adds its own here (from its jobs.ts). */
 export const PLATFORM_JOBS = {
-  queues: [notificationDeliveryQueue, notificationRetentionQueue, authSweepQueue, auditRetentionQueue, jobRetentionQueue],
-  schedules: [notificationRetentionSchedule, authSweepSchedule, auditRetentionSchedule, jobRetentionSchedule],
+  queues: [notificationDeliveryQueue, ...PERIODIC_TASKS.map((task) => task.queue)],
+  schedules: PERIODIC_TASKS.map((task) => task.schedule),
 };

@@ -13,4 +13,4 @@ export {
   wakeQueue,
 } from './queue';
 export { type JobRuntime, startJobRuntime } from './runtime';
-export { defineSchedule, type Schedule } from './schedule';
+export { definePeriodicTask, defineSchedule, type Schedule } from './schedule';

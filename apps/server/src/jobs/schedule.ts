@@ -1,7 +1,7 @@
 import { Cron } from 'croner';
-import type { z } from 'zod';
+import { z } from 'zod';
 import type { AppContext } from '../context';
-import type { Queue } from './queue';
+import { defineQueue, type Queue, type RunningJob } from './queue';
 
 /*
  * Cron schedules, once per tick across all nodes. Each schedule has a row holding its next run;
@@ -27,6 +27,25 @@ export function defineSchedule<Schema extends z.ZodType>(schedule: {
 }): Schedule {
   nextTick(schedule.cron, new Date()); // a bad pattern fails at definition, not at the first tick
   return schedule as Schedule;
+}
+
+/**
+ * A recurring chore without a payload (retention, sweeps): its queue and its schedule, defined
+ * together. `run` does the work and answers the line for the job's log; one attempt per tick.
+ */
+export function definePeriodicTask(task: { name: string; cron: string; run(job: RunningJob): Promise<string> }): {
+  queue: Queue;
+  schedule: Schedule;
+} {
+  const queue = defineQueue({
+    name: task.name,
+    payload: z.object({}),
+    maxAttempts: 1,
+    async handler(_payload, job) {
+      await job.log(await task.run(job));
+    },
+  });
+  return { queue, schedule: defineSchedule({ name: task.name, cron: task.cron, queue, payload: {} }) };
 }
 
 function nextTick(cron: string, after: Date): Date {

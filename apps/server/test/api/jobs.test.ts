@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { cancelJob, defineQueue, enqueue, type JobRuntime, startJobRuntime } from '../../src/jobs';
-import { auditRetentionQueue } from '../../src/modules/audit/jobs';
+import { auditRetention } from '../../src/modules/audit/jobs';
 import { type Api, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 import { sleep, waitUntil } from '../helpers/webhook';
@@ -212,7 +212,7 @@ describe("the platform's own schedules", () => {
        VALUES (now() - interval '400 days', 'system', 'test.old', '{}', 200, 'POST', '/api/test') RETURNING id`,
     );
     // Run now what the schedule runs hourly.
-    const { id } = await enqueue(platform.ctx, auditRetentionQueue, {});
+    const { id } = await enqueue(platform.ctx, auditRetention.queue, {});
     expect((await finished(id)).status).toBe('succeeded');
     const left = await platform.ctx.pool.query('SELECT 1 FROM audit_logs WHERE id = $1', [old.rows[0]?.id]);
     expect(left.rowCount).toBe(0);

@@ -1,24 +1,20 @@
-import { z } from 'zod';
-import { defineQueue, defineSchedule } from '../../jobs';
+import { definePeriodicTask } from '../../jobs';
 import { ACCOUNT_POLICY } from './throttle';
 
 /**
  * Housekeeping, hourly: expired sessions are useless, so the table stays small; so are sign-in
  * counts older than the longest window (every email ever tried leaves one).
  */
-export const authSweepQueue = defineQueue({
+export const authSweep = definePeriodicTask({
   name: 'auth.sweep',
-  payload: z.object({}),
-  maxAttempts: 1,
-  async handler(_payload, job) {
+  cron: '5 * * * *',
+  async run(job) {
     const sessions = await job.ctx.pool.query(`DELETE FROM sessions WHERE expires_at < now() - interval '1 day'`);
     const throttles = await job.ctx.pool.query(
       `DELETE FROM login_throttle WHERE window_started_at < now() - make_interval(secs => $1)
        AND (locked_until IS NULL OR locked_until < now())`,
       [ACCOUNT_POLICY.windowMs / 1000],
     );
-    await job.log(`Removed ${sessions.rowCount ?? 0} expired sessions and ${throttles.rowCount ?? 0} old sign-in counts`);
+    return `Removed ${sessions.rowCount ?? 0} expired sessions and ${throttles.rowCount ?? 0} old sign-in counts`;
   },
 });
-
-export const authSweepSchedule = defineSchedule({ name: 'auth.sweep', cron: '5 * * * *', queue: authSweepQueue, payload: {} });

@@ -14,8 +14,8 @@ import type { Logger } from 'pino';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import {
+  definePeriodicTask,
   defineQueue,
-  defineSchedule,
   enqueue,
   type JobRuntime,
   RetryJob,
@@ -468,25 +468,17 @@ async function sendDelivery(deliveryId: number, job: RunningJob): Promise<void> 
 }
 
 /** Old notifications (and their deliveries) are removed hourly, unless still being sent. */
-export const notificationRetentionQueue = defineQueue({
+export const notificationRetention = definePeriodicTask({
   name: 'notifications.retention',
-  payload: z.object({}),
-  maxAttempts: 1,
-  async handler(_payload, job) {
+  cron: '23 * * * *',
+  async run(job) {
     const removed = await job.ctx.pool.query(
       `DELETE FROM notifications n WHERE n.created_at < now() - make_interval(days => $1)
        AND NOT EXISTS (SELECT 1 FROM notification_deliveries d WHERE d.notification_id = n.id AND d.status IN ('pending', 'sending'))`,
       [RETENTION_DAYS],
     );
-    await job.log(`Removed ${removed.rowCount ?? 0} notifications older than ${RETENTION_DAYS} days`);
+    return `Removed ${removed.rowCount ?? 0} notifications older than ${RETENTION_DAYS} days`;
   },
-});
-
-export const notificationRetentionSchedule = defineSchedule({
-  name: 'notifications.retention',
-  cron: '23 * * * *',
-  queue: notificationRetentionQueue,
-  payload: {},
 });
 
 /**
