@@ -7,9 +7,15 @@ import { sendError } from './errors';
 
 /** The built console (a single-page app) and every path that is not an API route. */
 
+/** The server package's folder, found upwards from this file: the same answer from src/ and from the bundle in dist/. */
+function serverPackageDirectory(): string {
+  let dir = path.dirname(fileURLToPath(import.meta.url));
+  while (!fs.existsSync(path.join(dir, 'package.json')) && path.dirname(dir) !== dir) dir = path.dirname(dir);
+  return dir;
+}
+
 export function consoleDirectory(configured: string | undefined): string | undefined {
-  const here = path.dirname(fileURLToPath(import.meta.url));
-  const dir = configured ?? path.resolve(here, '..', '..', 'console', 'dist');
+  const dir = configured ?? path.resolve(serverPackageDirectory(), '..', 'console', 'dist');
   return fs.existsSync(path.join(dir, 'index.html')) ? dir : undefined;
 }
 
