@@ -4,7 +4,8 @@
  * - server: http -> modules -> engine -> jobs / db / lib; lib/ and context.ts import no module;
  *   a module uses another module only through its service.ts (or its schema.ts, for joins: the
  *   tables are the shared data model that db/schema.ts gathers anyway);
- * - console: app -> features -> components / lib; no feature imports another feature.
+ * - console: app -> features -> components / lib; no feature imports another feature;
+ * - production code never imports packages/testkit (the helpers of the tests and the benchmarks).
  */
 const SERVER = '^apps/server/src/';
 const CONSOLE = '^apps/console/src/';
@@ -67,6 +68,14 @@ module.exports = {
       severity: 'error',
       from: { path: `${CONSOLE}(components|lib)/` },
       to: { path: `${CONSOLE}(features|app)/` },
+    },
+    {
+      name: 'production-imports-no-testkit',
+      severity: 'error',
+      comment:
+        'packages/testkit serves the tests and the benchmarks only: production code (apps/*/src, the other packages) never imports it.',
+      from: { path: '^(apps/[^/]+/src|packages/[^/]+)/', pathNot: ['^packages/testkit/', '\\.test\\.tsx?$'] },
+      to: { path: '^packages/testkit/' },
     },
     {
       name: 'edge-depends-on-nothing-of-the-server',

@@ -12,13 +12,12 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { freePort, spawnPlatformProcess, startExternalPostgres, waitForPlatform } from '@launchbay/testkit';
 import { chromium } from '@playwright/test';
 import autocannon from 'autocannon';
-import { startExternalPostgres } from '../apps/server/test/helpers/external-postgres';
 import { edgePaths, isRecordedEdgeAlive, readEdgeState, stopEdgeOf } from '../packages/edge-protocol/src/index';
 
 const quick = process.argv.includes('--quick');
@@ -29,17 +28,6 @@ const LOAD_SECONDS = quick ? 5 : 10;
 const IDLE_SECONDS = quick ? 10 : 60;
 
 type Server = { proc: ChildProcess; url: string; readyMs: number; stop(): Promise<void> };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 async function login(url: string): Promise<string | null> {
   try {
@@ -58,43 +46,24 @@ async function login(url: string): Promise<string | null> {
 /** Spawns the built platform and measures the time until a login succeeds. */
 async function startServer(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
-  const url = `http://127.0.0.1:${port}`;
   const t0 = performance.now();
-  const proc = spawn(process.execPath, [MAIN], {
-    env: {
-      ...process.env,
-      PORT: String(port),
-      HOST: '127.0.0.1',
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      PROXY_PORT: '0', // the edge proxy on a free port
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'ignore', 'inherit'],
+  const platform = await spawnPlatformProcess({
+    port,
+    mainJs: MAIN,
+    inheritEnv: true,
+    echoStderr: true,
+    outputLimit: 64_000,
+    env: { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...extraEnv },
   });
-  let exited = false;
-  proc.once('exit', () => {
-    exited = true;
-  });
-  for (;;) {
-    if (exited) throw new Error('the platform exited during start');
-    if (await login(url)) break;
-    if (performance.now() - t0 > 60_000) throw new Error('the platform did not start within 60 s');
-    await new Promise((r) => setTimeout(r, 10));
-  }
+  await waitForPlatform(platform, { ready: async () => (await login(platform.url)) !== null, everyMs: 10 });
   const readyMs = performance.now() - t0;
   return {
-    proc,
-    url,
+    proc: platform.child,
+    url: platform.url,
     readyMs,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        if (exited) return resolve();
-        proc.once('exit', () => resolve());
-        proc.kill('SIGTERM');
-      }),
+    stop: async () => {
+      await platform.stop();
+    },
   };
 }
 

@@ -1,16 +1,14 @@
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { stopEdgeOf } from '@launchbay/edge-protocol';
+import { freePort, type PlatformProcess, SERVER_MAIN_JS, spawnPlatformProcess, waitForPlatform } from '@launchbay/testkit';
 import { type APIRequestContext, test as base, expect, type Page, request } from '@playwright/test';
 import { generate } from 'otplib';
 
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
-export const SERVER_MAIN = path.join(repoRoot, 'apps/server/dist/main.js');
+export const SERVER_MAIN = SERVER_MAIN_JS;
 export const CONSOLE_DIST = path.join(repoRoot, 'apps/console/dist');
 export const CONSOLE_INDEX = path.join(CONSOLE_DIST, 'index.html');
 
@@ -67,21 +65,6 @@ export interface Platform {
   enableMfa(user: Credentials): Promise<MfaEnrolment>;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 export const unique = (prefix: string) => `${prefix}-${Date.now().toString(36)}${randomBytes(3).toString('hex')}`;
 
 export const TOTP_PERIOD_S = 30;
@@ -93,11 +76,11 @@ export async function nextTotp(secret: string, usedStep: number): Promise<{ code
   return { code: await generate({ secret, epoch: step * TOTP_PERIOD_S }), step };
 }
 
-class PlatformProcess implements Platform {
+/** One worker's platform: the testkit's platform process, restarted on the same port and data. */
+class WorkerPlatform implements Platform {
   readonly url: string;
   readonly admin: Credentials = { email: 'admin@launchbay.test', password: 'e2e-admin-password' };
-  #child: ChildProcess | null = null;
-  #output = '';
+  #process: PlatformProcess | null = null;
   #adminApi: APIRequestContext | null = null;
 
   constructor(
@@ -114,56 +97,31 @@ class PlatformProcess implements Platform {
   }
 
   isRunning(): boolean {
-    return this.#child !== null && this.#child.exitCode === null && this.#child.signalCode === null;
+    return this.#process?.isRunning() ?? false;
   }
 
   logs(): string {
-    return this.#output.slice(-LOG_TAIL_CHARS);
-  }
-
-  #log(chunk: Buffer | string) {
-    this.#output = (this.#output + chunk.toString()).slice(-4 * LOG_TAIL_CHARS);
+    return (this.#process?.output() ?? '').slice(-LOG_TAIL_CHARS);
   }
 
   async start(): Promise<void> {
     if (this.isRunning()) return;
-    const child = spawn(process.execPath, [SERVER_MAIN], {
+    // PROXY_PORT=0 (the testkit's default): each worker's edge proxy takes a free port; it outlives
+    // the platform's stop, so dispose() ends it.
+    this.#process = await spawnPlatformProcess({
+      port: this.port,
       cwd: repoRoot,
+      inheritEnv: true,
+      outputLimit: 4 * LOG_TAIL_CHARS,
       env: {
-        ...process.env,
-        PORT: String(this.port),
-        HOST: '127.0.0.1',
-        // Each worker's edge proxy takes a free port; it outlives the platform's stop, so dispose() ends it.
-        PROXY_PORT: '0',
         DATA_DIR: path.join(this.dataDir, 'data'),
         CONSOLE_DIR: this.consoleDir,
         ADMIN_EMAIL: this.admin.email,
         ADMIN_PASSWORD: this.admin.password,
         LOG_LEVEL: 'warn',
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
     });
-    this.#child = child;
-    child.stdout?.on('data', (chunk: Buffer) => this.#log(chunk));
-    child.stderr?.on('data', (chunk: Buffer) => this.#log(chunk));
-
-    const deadline = Date.now() + STARTUP_TIMEOUT_MS;
-    while (Date.now() < deadline) {
-      if (child.exitCode !== null || child.signalCode !== null) {
-        throw new Error(`The platform exited during startup (code ${child.exitCode ?? child.signalCode}):\n${this.logs()}`);
-      }
-      try {
-        const response = await fetch(`${this.url}/api/health`, { signal: AbortSignal.timeout(2_000) });
-        if (response.status === 200) break;
-      } catch {
-        // Not listening yet.
-      }
-      await sleep(100);
-    }
-    if (Date.now() >= deadline) {
-      await this.stop();
-      throw new Error(`The platform did not answer /api/health within ${STARTUP_TIMEOUT_MS} ms:\n${this.logs()}`);
-    }
+    await waitForPlatform(this.#process, { timeoutMs: STARTUP_TIMEOUT_MS, everyMs: 100 });
 
     if (!this.#adminApi) {
       const token = await loginToken(this.url, this.admin);
@@ -175,15 +133,7 @@ class PlatformProcess implements Platform {
   }
 
   async stop(): Promise<void> {
-    const child = this.#child;
-    if (!child || !this.isRunning()) return;
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    child.kill('SIGTERM');
-    const timedOut = await Promise.race([exited.then(() => false), sleep(SHUTDOWN_TIMEOUT_MS).then(() => true)]);
-    if (timedOut) {
-      child.kill('SIGKILL');
-      await exited;
-    }
+    await this.#process?.stop({ killAfterMs: SHUTDOWN_TIMEOUT_MS });
   }
 
   async ensureRunning(): Promise<void> {
@@ -193,7 +143,7 @@ class PlatformProcess implements Platform {
   async dispose(): Promise<void> {
     await this.#adminApi?.dispose();
     await this.stop();
-    await stopEdgeOf(path.join(this.dataDir, 'data'));
+    await this.#process?.stopEdge();
     fs.rmSync(this.dataDir, { recursive: true, force: true });
   }
 
@@ -285,7 +235,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
       if (!fs.existsSync(path.join(consoleDir, 'index.html'))) {
         throw new Error('apps/console/dist was being rebuilt while the suite started: run the tests again');
       }
-      const platform = new PlatformProcess(await freePort(), dataDir, consoleDir);
+      const platform = new WorkerPlatform(await freePort(), dataDir, consoleDir);
       try {
         await platform.start();
         await use(platform);

@@ -1,22 +1,29 @@
-import http from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import {
+  type ReceivedMail as SmtpMessage,
+  startSmtpServer,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from '@launchbay/testkit';
 import { expect, type Locator, type Page } from '@playwright/test';
-import { SMTPServer } from 'smtp-server';
 import { type Platform, test as platformTest } from '../fixtures';
 
 /*
- * Real receivers for the monitoring tests: an SMTP server (the smtp-server package, plain mode,
- * authentication optional) and an HTTP server standing in for Slack's incoming webhooks. Both
- * listen on 127.0.0.1 only, record what they get, and can be stopped and started on the same port.
+ * Real receivers for the monitoring tests, from the testkit: an SMTP server (the smtp-server
+ * package, plain mode, any login accepted) and an HTTP server standing in for Slack's incoming
+ * webhooks. Both listen on 127.0.0.1 only and record what they get.
  */
+
+export { SLACK_SECRET_PATH, startWebhookReceiver, type WebhookReceiver, type WebhookRequest } from '@launchbay/testkit';
 
 export interface ReceivedMail {
   /** The user the client signed in as, when it did. */
   user: string | undefined;
+  /** The envelope's sender. */
   from: string;
+  /** The envelope's recipients. */
   to: string[];
   raw: string;
-  /** The Subject header, unfolded. */
+  /** The Subject header, unfolded and decoded. */
   subject: string;
 }
 
@@ -32,152 +39,26 @@ export interface SmtpReceiver {
   close(): Promise<void>;
 }
 
-function headerValue(raw: string, name: string): string {
-  const head = raw.split(/\r?\n\r?\n/, 1)[0] ?? '';
-  const unfolded = head.replace(/\r?\n[ \t]+/g, ' ');
-  const line = unfolded.split(/\r?\n/).find((l) => l.toLowerCase().startsWith(`${name.toLowerCase()}:`));
-  return line ? line.slice(name.length + 1).trim() : '';
-}
+const received = (mail: SmtpMessage): ReceivedMail => ({
+  user: mail.user,
+  from: mail.envelopeFrom,
+  to: mail.envelopeTo,
+  raw: mail.raw,
+  subject: mail.subject,
+});
 
+/** The testkit's SMTP server in plain mode (no STARTTLS: every TLS mode but Tls talks to it in the clear), any login accepted. */
 export async function startSmtpReceiver(): Promise<SmtpReceiver> {
-  const messages: ReceivedMail[] = [];
-  const logins: { username: string; password: string }[] = [];
-  const waiters: { match: (mail: ReceivedMail) => boolean; resolve: (mail: ReceivedMail) => void }[] = [];
-  const server = new SMTPServer({
-    secure: false,
-    // Plain mode: no STARTTLS offered, so every TLS mode but Tls talks to it in the clear.
-    disabledCommands: ['STARTTLS'],
-    hideSTARTTLS: true,
-    authOptional: true,
-    // Clients that sign in do so over the plain connection (TLS mode None).
-    allowInsecureAuth: true,
-    logger: false,
-    onAuth(auth, _session, callback) {
-      logins.push({ username: auth.username ?? '', password: auth.password ?? '' });
-      callback(null, { user: auth.username });
-    },
-    onData(stream, session, callback) {
-      const chunks: Buffer[] = [];
-      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
-      stream.on('end', () => {
-        const raw = Buffer.concat(chunks).toString('utf8');
-        const mail: ReceivedMail = {
-          user: typeof session.user === 'string' ? session.user : undefined,
-          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
-          to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
-          raw,
-          subject: headerValue(raw, 'Subject'),
-        };
-        messages.push(mail);
-        for (const waiter of [...waiters]) {
-          if (waiter.match(mail)) {
-            waiters.splice(waiters.indexOf(waiter), 1);
-            waiter.resolve(mail);
-          }
-        }
-        callback();
-      });
-    },
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const port = (server.server.address() as AddressInfo).port;
-  let listening = true;
-
-  const stop = async () => {
-    if (!listening) return;
-    listening = false;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  };
-
+  const server = await startSmtpServer({ mode: 'plain', auth: 'any' });
   return {
-    port,
-    messages,
-    logins,
-    waitForMessage(match, timeoutMs = 15_000) {
-      const found = messages.find(match);
-      if (found) return Promise.resolve(found);
-      return new Promise<ReceivedMail>((resolve, reject) => {
-        const waiter = {
-          match,
-          resolve: (mail: ReceivedMail) => {
-            clearTimeout(timer);
-            resolve(mail);
-          },
-        };
-        const timer = setTimeout(() => {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          reject(new Error(`No matching mail within ${timeoutMs} ms; got ${messages.length}`));
-        }, timeoutMs);
-        waiters.push(waiter);
-      });
+    port: server.port,
+    get messages() {
+      return server.messages.map(received);
     },
-    stop,
-    close: stop,
-  };
-}
-
-export interface WebhookRequest {
-  path: string;
-  body: string;
-  json: unknown;
-}
-
-export interface WebhookReceiver {
-  readonly port: number;
-  readonly requests: WebhookRequest[];
-  /** A webhook URL on this receiver; the path plays the part of Slack's secret. */
-  url(path?: string): string;
-  waitForRequest(match: (request: WebhookRequest) => boolean, timeoutMs?: number): Promise<WebhookRequest>;
-  close(): Promise<void>;
-}
-
-export const SLACK_SECRET_PATH = '/services/T0E2E/B0E2E/e2e-secret-token';
-
-/** An HTTP server on 127.0.0.1 that answers 200 'ok' like Slack and records every request. */
-export async function startWebhookReceiver(): Promise<WebhookReceiver> {
-  const requests: WebhookRequest[] = [];
-  const sockets = new Set<Socket>();
-  const server = http.createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks).toString('utf8');
-      let json: unknown;
-      try {
-        json = JSON.parse(body);
-      } catch {
-        json = undefined;
-      }
-      requests.push({ path: req.url ?? '', body, json });
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    });
-  });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
-  const port = (server.address() as AddressInfo).port;
-  return {
-    port,
-    requests,
-    url: (path = SLACK_SECRET_PATH) => `http://127.0.0.1:${port}${path}`,
-    async waitForRequest(match, timeoutMs = 15_000) {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const found = requests.find(match);
-        if (found) return found;
-        if (Date.now() > deadline) throw new Error(`No matching webhook request within ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    },
-    async close() {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
+    logins: server.logins,
+    waitForMessage: async (match, timeoutMs) => received(await server.waitForMessage((mail) => match(received(mail)), timeoutMs)),
+    stop: () => server.close(),
+    close: () => server.close(),
   };
 }
 

@@ -38,7 +38,7 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
   registerErrorHandling(app);
 
   const consoleDir = consoleDirectory(ctx.config.consoleDir);
-  await registerSecurityHeaders(app, { consoleDir });
+  registerSecurityHeaders(app, { consoleDir });
   await app.register(fastifyCookie);
   await registerOpenApi(app);
   registerAuthorisation(app, ctx);

@@ -1,12 +1,28 @@
 import { findUnsafeText, UNSAFE_TEXT_MESSAGE } from '@launchbay/contract';
-import { serializerCompiler, validatorCompiler } from 'fastify-type-provider-zod';
+import type { FastifySerializerCompiler } from 'fastify/types/schema';
+import { ResponseSerializationError, validatorCompiler } from 'fastify-type-provider-zod';
+import type { ZodType } from 'zod';
 import { badRequest } from '../lib/errors';
 import type { App } from '../lib/http';
+
+/**
+ * Answers are checked against the route's zod schema (unknown fields stripped) and written as JSON.
+ * The type provider's own serializer runs zod's encode direction, which skips zod's compiled fast
+ * path: 9 us per small object against 0.2 us for a parse, half the platform's own cost of a cached
+ * GET /api/user/me. Response schemas hold no codecs or transforms, so a parse gives the same output.
+ */
+const responseSerializer: FastifySerializerCompiler<ZodType> =
+  ({ schema, method, url }) =>
+  (data) => {
+    const result = schema.safeParse(data);
+    if (!result.success) throw new ResponseSerializationError(method, url, { cause: result.error });
+    return JSON.stringify(result.data);
+  };
 
 /** How requests are read: zod schemas for every route, JSON bodies, and text the database can hold. */
 export function registerInputHandling(app: App) {
   app.setValidatorCompiler(validatorCompiler);
-  app.setSerializerCompiler(serializerCompiler);
+  app.setSerializerCompiler(responseSerializer);
 
   // An empty body with a JSON content type is "no body" (zod then says what is missing), not a crash.
   const defaultJsonParser = app.getDefaultJsonParser('error', 'ignore');

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { waitUntil } from '@launchbay/testkit';
 import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/db/embedded';
 import { type ChildPlatform, cleanUpChildren, SERVER_DIR, startChildPlatform } from '../helpers/child-platform';
 import { freshExternalDatabase } from '../helpers/platform';
-import { waitUntil } from '../helpers/webhook';
 
 /**
  * The job runtime across processes on one database: platform nodes (test/fixtures/jobs-node.ts,

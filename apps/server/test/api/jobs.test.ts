@@ -1,3 +1,4 @@
+import { sleep, waitUntil } from '@launchbay/testkit';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -5,7 +6,6 @@ import { cancelJob, defineQueue, enqueue, type JobRuntime, startJobRuntime } fro
 import { auditRetention } from '../../src/modules/audit/jobs';
 import { type Api, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
-import { sleep, waitUntil } from '../helpers/webhook';
 
 /**
  * The job runtime in one process on a real database: singleton keys, delays, retries with

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { type ExternalPostgres, startExternalPostgres } from '@launchbay/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startEmbeddedPostgres } from '../../src/db/embedded';
@@ -16,7 +17,6 @@ import {
   spawnPlatform,
   startChildPlatform,
 } from '../helpers/child-platform';
-import { type ExternalPostgres, startExternalPostgres } from '../helpers/external-postgres';
 import { freshExternalDatabase } from '../helpers/platform';
 
 /**

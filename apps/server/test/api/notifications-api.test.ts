@@ -1,8 +1,8 @@
+import { startWebhookReceiver, type WebhookReceiver } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { publishAlert } from '../../src/modules/notifications/dispatcher';
 import { type Api, type ApiOptions, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
-import { startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook';
 
 /*
  * The notifications API: preferences, providers (validation, masking of secrets, roles, 404s)

@@ -1,14 +1,16 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type Api, apiClient } from '../helpers/api';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 import {
+  SLACK_SECRET_PATH,
   type SmtpServerOptions,
   selfSignedCertificate,
   startSmtpServer,
+  startWebhookReceiver,
   type TestSmtpServer,
   type TlsCertificate,
-} from '../helpers/smtp';
-import { SLACK_SECRET_PATH, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook';
+  type WebhookReceiver,
+} from '@launchbay/testkit';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, apiClient } from '../helpers/api';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
 /*
  * Real delivery through POST /notification-providers/{id}/test: a real SMTP server (smtp-server)

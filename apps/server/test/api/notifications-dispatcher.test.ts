@@ -1,5 +1,14 @@
 import fs from 'node:fs';
 import { DEFAULT_NOTIFICATION_PREFERENCES } from '@launchbay/contract';
+import {
+  sleep,
+  startSmtpServer,
+  startWebhookReceiver,
+  type TestSmtpServer,
+  type WebhookReceiver,
+  type WebhookRequest,
+  waitUntil,
+} from '@launchbay/testkit';
 import { pino } from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
@@ -8,8 +17,6 @@ import { type AlertInput, publishAlert, startNotificationWorker } from '../../sr
 import { startPlatform } from '../../src/platform';
 import { type Api, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform, testEnv } from '../helpers/platform';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
-import { sleep, startWebhookReceiver, type WebhookReceiver, type WebhookRequest, waitUntil } from '../helpers/webhook';
 
 /*
  * The alert dispatcher end to end: publishAlert() -> preferences -> the durable delivery queue in

@@ -1,10 +1,15 @@
 import { SECRET_MASK } from '@launchbay/contract';
+import {
+  SLACK_SECRET_PATH,
+  startSmtpServer,
+  startWebhookReceiver,
+  type TestSmtpServer,
+  type WebhookReceiver,
+} from '@launchbay/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { decideMaskedSecret } from '../../src/lib/masked-secret';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
-import { SLACK_SECRET_PATH, startWebhookReceiver, type WebhookReceiver } from '../helpers/webhook';
 
 /*
  * A masked secret sent back keeps the stored one only for the destination it was stored for.

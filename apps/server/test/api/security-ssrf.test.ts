@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { DEFAULT_NOTIFICATION_PREFERENCES } from '@launchbay/contract';
+import { startSmtpServer, startWebhookReceiver, type TestSmtpServer, type WebhookReceiver, waitUntil } from '@launchbay/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   type AddressCategory,
@@ -14,8 +15,6 @@ import {
 import { publishAlert } from '../../src/modules/notifications/dispatcher';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
-import { startSmtpServer, type TestSmtpServer } from '../helpers/smtp';
-import { startWebhookReceiver, type WebhookReceiver, waitUntil } from '../helpers/webhook';
 
 /*
  * Server-side requests on a user's behalf (webhooks, SMTP) go only where the policy allows:

@@ -1,5 +1,5 @@
+import { type ExternalPostgres, startExternalPostgres } from '@launchbay/testkit';
 import type { TestProject } from 'vitest/node';
-import { type ExternalPostgres, startExternalPostgres } from './external-postgres';
 
 declare module 'vitest' {
   export interface ProvidedContext {

@@ -1,8 +1,8 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from './port';
 
 /**
  * A separate PostgreSQL 15 server for the DATABASE_URL path, started from the system's
@@ -10,17 +10,6 @@ import path from 'node:path';
  * runs as the unprivileged `nobody` user.
  */
 export type ExternalPostgres = { url: (database: string) => string; stop(): void };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function binary(name: string): string {
   for (const dir of ['/usr/local/bin', '/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/bin']) {

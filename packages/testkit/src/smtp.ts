@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { waitUntil } from './wait';
 
 /**
  * A real SMTP server (the smtp-server package) on 127.0.0.1, in one of three shapes: plain (no
@@ -65,8 +66,8 @@ export type SmtpMode = 'plain' | 'starttls' | 'tls';
 
 export type SmtpServerOptions = {
   mode: SmtpMode;
-  /** When set, the server requires this login. */
-  auth?: { user: string; pass: string };
+  /** When set, the server requires this login; 'any' accepts every login (and none). */
+  auth?: { user: string; pass: string } | 'any';
   certificate?: TlsCertificate;
   /** Refuse the n-th message (0-based) with an SMTP reply, e.g. { code: 550, message: 'Mailbox unavailable' }. */
   refuse?: (index: number) => { code: number; message: string } | undefined;
@@ -75,8 +76,13 @@ export type SmtpServerOptions = {
 export type TestSmtpServer = {
   port: number;
   messages: ReceivedMail[];
+  /** Every login the server accepted, with the password the client sent. */
+  logins: { username: string; password: string }[];
   /** Messages the server refused, in order. */
   refused: number;
+  /** Resolves with the first message (now or later) that matches. */
+  waitForMessage(match: (mail: ReceivedMail) => boolean, timeoutMs?: number): Promise<ReceivedMail>;
+  /** Stops listening: connections to the port are refused (a server that is down). Closing again does nothing. */
   close(): Promise<void>;
 };
 
@@ -150,21 +156,23 @@ export function parseMail(raw: string) {
 
 export async function startSmtpServer(options: SmtpServerOptions): Promise<TestSmtpServer> {
   const messages: ReceivedMail[] = [];
+  const logins: { username: string; password: string }[] = [];
   const state = { refused: 0, seen: 0 };
   const tls = options.mode === 'plain' ? {} : (options.certificate ?? selfSignedCertificate());
   const serverOptions: SMTPServerOptions = {
     ...tls,
     secure: options.mode === 'tls',
     disabledCommands: options.mode === 'plain' ? ['STARTTLS'] : [],
-    authOptional: !options.auth,
+    authOptional: !options.auth || options.auth === 'any',
     allowInsecureAuth: true,
     disableReverseLookup: true,
     logger: false,
     onAuth(auth, _session, callback) {
-      if (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass) {
-        return callback(null, { user: auth.username });
-      }
-      return callback(new Error('Invalid username or password'));
+      const accepted =
+        options.auth === 'any' || (options.auth && auth.username === options.auth.user && auth.password === options.auth.pass);
+      if (!accepted) return callback(new Error('Invalid username or password'));
+      logins.push({ username: auth.username ?? '', password: auth.password ?? '' });
+      return callback(null, { user: auth.username });
     },
     onData(stream, session, callback) {
       const chunks: Buffer[] = [];
@@ -199,12 +207,18 @@ export async function startSmtpServer(options: SmtpServerOptions): Promise<TestS
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const port = (server.server.address() as AddressInfo).port;
+  let closed: Promise<void> | undefined;
   return {
     port,
     messages,
+    logins,
     get refused() {
       return state.refused;
     },
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    waitForMessage: (match, timeoutMs = 15_000) => waitUntil(() => messages.find(match), 'a matching mail', timeoutMs),
+    close() {
+      closed ??= new Promise<void>((resolve) => server.close(() => resolve()));
+      return closed;
+    },
   };
 }

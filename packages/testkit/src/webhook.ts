@@ -1,23 +1,6 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-/** Polls `check` until it returns something truthy, or fails after `timeoutMs` with `what`. */
-export async function waitUntil<T>(
-  check: () => T | Promise<T>,
-  what: string,
-  timeoutMs = 10_000,
-  everyMs = 50,
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`Timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, everyMs));
-  }
-}
-
-export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import type { AddressInfo, Socket } from 'node:net';
+import { waitUntil } from './wait';
 
 export type WebhookRequest = {
   method: string;
@@ -38,6 +21,8 @@ export type WebhookReceiver = {
   url(path?: string): string;
   requests: WebhookRequest[];
   respond: Responder;
+  /** Resolves with the first request (now or later) that matches. */
+  waitForRequest(match: (request: WebhookRequest) => boolean, timeoutMs?: number): Promise<WebhookRequest>;
   /** Stops listening (the port stays reserved for start()): a receiver that is down. */
   stop(): Promise<void>;
   /** Listens again on the same port. */
@@ -50,12 +35,13 @@ export const SLACK_SECRET_PATH = '/services/T0TEST/B0TEST/very-secret-token-123'
 /** A real HTTP server on 127.0.0.1 that records every request, standing in for Slack. */
 export async function startWebhookReceiver(respond: Responder = () => ({ status: 200, body: 'ok' })): Promise<WebhookReceiver> {
   const requests: WebhookRequest[] = [];
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
   const receiver: WebhookReceiver = {
     port: 0,
     url: (path = SLACK_SECRET_PATH) => `http://127.0.0.1:${receiver.port}${path}`,
     requests,
     respond,
+    waitForRequest: (match, timeoutMs = 15_000) => waitUntil(() => requests.find(match), 'a matching webhook request', timeoutMs),
     stop: async () => undefined,
     start: async () => undefined,
     close: async () => undefined,

@@ -1,0 +1,6 @@
+export * from './external-postgres';
+export * from './platform-process';
+export * from './port';
+export * from './smtp';
+export * from './wait';
+export * from './webhook';
