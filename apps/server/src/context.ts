@@ -34,5 +34,7 @@ export type AppContext = {
   box: SecretBox;
   principals: PrincipalResolver;
   databaseKind: 'embedded' | 'external';
+  /** The port the edge proxy listens on (PROXY_PORT, or the free port it took when that is 0). */
+  edgePort(): number;
   startedAt: number;
 };

@@ -51,7 +51,13 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
     database: connection,
     log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
   });
-  edgeStarting.catch(() => undefined); // awaited below; this only keeps an early failure from being "unhandled"
+  let edgeSupervisor: EdgeSupervisor | undefined;
+  edgeStarting.then(
+    (supervisor) => {
+      edgeSupervisor = supervisor;
+    },
+    () => undefined, // awaited below; this only keeps an early failure from being "unhandled"
+  );
   const pool = createPool(connection);
   try {
     const applied = await runMigrations(pool);
@@ -66,6 +72,7 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
       box: createSecretBox(loadEncryptionKey(config.dataDir)),
       principals: createPrincipalResolver({ db }),
       databaseKind: embedded ? 'embedded' : 'external',
+      edgePort: () => edgeSupervisor?.current()?.port ?? config.proxyPort,
       startedAt,
     };
     await getSettings(ctx); // primes the synchronous readers (proxy trust follows the access mode)

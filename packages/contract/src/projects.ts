@@ -15,3 +15,196 @@ export const projectListResponseSchema = z.object({
   per_page: z.number().int(),
 });
 export type ProjectListResponse = z.infer<typeof projectListResponseSchema>;
+
+/** A slug: what addresses are made of (`{slug}.localhost`), so DNS-label rules. */
+export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
+
+const optionalCommand = z
+  .string()
+  .trim()
+  .max(2000, 'At most 2000 characters')
+  .transform((value) => value || null)
+  .nullish();
+
+const relativeFolder = (label: string) =>
+  z
+    .string()
+    .trim()
+    .max(500, 'At most 500 characters')
+    .refine(
+      (value) => !value.startsWith('/') && !value.split('/').includes('..'),
+      `${label} must be a folder inside the repository`,
+    )
+    .transform((value) => value.replace(/^\.\/?/, '').replace(/\/+$/, '') || '.')
+    .nullish();
+
+export const branchNameSchema = z
+  .string()
+  .trim()
+  .min(1, 'Branch is required')
+  .max(255, 'At most 255 characters')
+  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]+(?<![./])$/, 'Not a valid branch name');
+
+/** The build settings a user may override (launchbay.json in the repository wins over them). */
+export const buildSettingsSchema = z.object({
+  root_directory: relativeFolder('The root directory'),
+  preset: z
+    .string()
+    .trim()
+    .max(100)
+    .transform((value) => value || null)
+    .nullish(),
+  install_command: optionalCommand,
+  build_command: optionalCommand,
+  start_command: optionalCommand,
+  output_directory: relativeFolder('The output directory'),
+  port: z.number().int().min(1, 'Port is 1 to 65535').max(65535, 'Port is 1 to 65535').nullish(),
+});
+
+export const createProjectRequestSchema = buildSettingsSchema.extend({
+  name: z.string().trim().min(1, 'Name is required').max(100, 'At most 100 characters'),
+  git_url: z.string().trim().min(1, 'Git URL is required').max(2000, 'At most 2000 characters'),
+  git_token: z
+    .string()
+    .trim()
+    .max(1000)
+    .transform((value) => value || null)
+    .nullish(),
+  branch: branchNameSchema,
+});
+export type CreateProjectRequest = z.input<typeof createProjectRequestSchema>;
+
+export const DEPLOYMENT_STATUSES = [
+  'queued',
+  'building',
+  'deploying',
+  'ready',
+  'failed',
+  'crashed',
+  'cancelled',
+  'paused',
+] as const;
+export const deploymentStatusSchema = z.enum(DEPLOYMENT_STATUSES);
+export type DeploymentStatus = z.infer<typeof deploymentStatusSchema>;
+
+export const deploymentSchema = z.object({
+  id: z.number().int(),
+  project_id: z.number().int(),
+  environment_id: z.number().int(),
+  environment_name: z.string(),
+  status: deploymentStatusSchema,
+  trigger: z.string(),
+  branch: z.string(),
+  commit_sha: z.string().nullable(),
+  commit_message: z.string().nullable(),
+  commit_author: z.string().nullable(),
+  /** Where the environment is served while this deployment is current. */
+  url: z.string(),
+  is_current: z.boolean(),
+  /** For a rollback: the deployment whose build it serves again. */
+  source_deployment_id: z.number().int().nullable(),
+  preset: z.string().nullable(),
+  artifact_bytes: z.number().int().nullable(),
+  error: z.string().nullable(),
+  queued_at: z.string(),
+  building_at: z.string().nullable(),
+  deploying_at: z.string().nullable(),
+  ready_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+  stopped_at: z.string().nullable(),
+});
+export type Deployment = z.infer<typeof deploymentSchema>;
+
+export const deploymentListResponseSchema = z.object({
+  deployments: z.array(deploymentSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  per_page: z.number().int(),
+});
+
+export const deploymentStepSchema = z.object({
+  id: z.number().int(),
+  name: z.string(),
+  status: z.enum(['pending', 'running', 'succeeded', 'failed', 'skipped', 'cancelled']),
+  detail: z.string().nullable(),
+  started_at: z.string().nullable(),
+  finished_at: z.string().nullable(),
+});
+export const deploymentJobsResponseSchema = z.object({ jobs: z.array(deploymentStepSchema) });
+
+export const environmentSchema = z.object({
+  id: z.number().int(),
+  project_id: z.number().int(),
+  name: z.string(),
+  slug: z.string(),
+  branch: z.string(),
+  is_production: z.boolean(),
+  url: z.string(),
+  current_deployment_id: z.number().int().nullable(),
+  memory_mb: z.number().int().nullable(),
+  cpu_percent: z.number().int().nullable(),
+  instances: z.number().int(),
+  created_at: z.string(),
+});
+export type Environment = z.infer<typeof environmentSchema>;
+
+export const projectDetailSchema = projectSchema.extend({
+  git_url: z.string().nullable(),
+  has_git_token: z.boolean(),
+  /** The SSH deploy key to add to the repository (read-only), for ssh URLs. */
+  deploy_key_public: z.string().nullable(),
+  branch: z.string(),
+  root_directory: z.string(),
+  preset: z.string().nullable(),
+  install_command: z.string().nullable(),
+  build_command: z.string().nullable(),
+  start_command: z.string().nullable(),
+  output_directory: z.string().nullable(),
+  port: z.number().int().nullable(),
+  automatic_deploy: z.boolean(),
+  /** The production address. */
+  url: z.string(),
+  environments: z.array(environmentSchema),
+  last_deployment: deploymentSchema.nullable(),
+  updated_at: z.string(),
+});
+export type ProjectDetail = z.infer<typeof projectDetailSchema>;
+
+export const triggerPipelineRequestSchema = z
+  .object({
+    branch: branchNameSchema.optional(),
+    commit: z
+      .string()
+      .trim()
+      .regex(/^[0-9a-f]{7,64}$/i, 'A commit is a hexadecimal sha (7 to 64 characters)')
+      .optional(),
+    environment_id: z.number().int().positive().optional(),
+  })
+  .default({});
+export const triggerPipelineResponseSchema = z.object({ deployment_id: z.number().int() });
+
+export const ENV_VAR_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const envVarKeySchema = z
+  .string()
+  .trim()
+  .min(1, 'Key is required')
+  .max(255, 'At most 255 characters')
+  .regex(ENV_VAR_KEY_PATTERN, 'Letters, digits and underscores, not starting with a digit');
+
+export const envVarSchema = z.object({
+  id: z.number().int(),
+  key: z.string(),
+  /** Masked in lists; GET env-vars/{key}/value reads one. */
+  value: z.string(),
+  environment_ids: z.array(z.number().int()),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export const envVarListResponseSchema = z.object({ env_vars: z.array(envVarSchema) });
+export const createEnvVarRequestSchema = z.object({
+  key: envVarKeySchema,
+  value: z.string().max(65_536, 'At most 64 KB'),
+  /** Omitted: every environment of the project. */
+  environment_ids: z.array(z.number().int().positive()).max(100).optional(),
+});
+export const updateEnvVarRequestSchema = createEnvVarRequestSchema.partial();

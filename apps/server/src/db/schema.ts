@@ -1,7 +1,11 @@
 // The drizzle schema index: one schema file per module, gathered here for drizzle-kit and queries.
+export * from '../engine/edge/schema';
 export * from '../jobs/schema';
 export * from '../modules/api-keys/schema';
 export * from '../modules/audit/schema';
+export * from '../modules/deployments/schema';
+export * from '../modules/env-vars/schema';
+export * from '../modules/environments/schema';
 export * from '../modules/auth/schema';
 export * from '../modules/notifications/schema';
 export * from '../modules/projects/schema';

@@ -2,6 +2,7 @@ import type { AppContext } from '../context';
 import type { App } from '../lib/http';
 import { apiKeyRoutes } from '../modules/api-keys/routes';
 import { auditRoutes } from '../modules/audit/routes';
+import { envVarRoutes } from '../modules/env-vars/routes';
 import { authRoutes } from '../modules/auth/routes';
 import { jobRoutes } from '../modules/jobs/routes';
 import { notificationRoutes } from '../modules/notifications/routes';
@@ -16,6 +17,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   userRoutes,
   platformRoutes,
   projectRoutes,
+  envVarRoutes,
   apiKeyRoutes,
   settingsRoutes,
   auditRoutes,

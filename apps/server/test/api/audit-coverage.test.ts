@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, apiClient, type Role, TEST_PASSWORD, uniqueEmail } from '../helpers/api';
 import { auditRowsAfter, createKey, lastAuditId } from '../helpers/audit';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+import { insertProject } from '../helpers/projects';
 import { totp } from '../helpers/totp';
 
 /**
@@ -491,6 +492,64 @@ const CASES: Record<string, Case> = {
         actorUserId: adminId,
         params: { id },
         secrets: [SLACK_SECRET],
+      };
+    },
+  },
+  'POST /api/projects/{id}/env-vars': {
+    action: 'projects.env_vars.create',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await insertProject(platform.ctx.pool, { name: 'Env audit', slug: `env-audit-${Date.now()}` });
+      return {
+        path: `/projects/${project.id}/env-vars`,
+        token: admin,
+        body: { key: 'SECRET_VALUE', value: 'coverage-env-value-1' },
+        status: 201,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id },
+        secrets: ['coverage-env-value-1'],
+      };
+    },
+  },
+  'PUT /api/projects/{id}/env-vars/{var_id}': {
+    action: 'projects.env_vars.update',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await insertProject(platform.ctx.pool, { name: 'Env audit', slug: `env-audit-${Date.now()}` });
+      const created = await api.call<{ id: number }>('POST', `/projects/${project.id}/env-vars`, {
+        token: admin,
+        body: { key: 'TO_CHANGE', value: 'before' },
+      });
+      return {
+        path: `/projects/${project.id}/env-vars/${created.body.id}`,
+        token: admin,
+        body: { value: 'coverage-env-value-2' },
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, var_id: created.body.id },
+        secrets: ['coverage-env-value-2'],
+      };
+    },
+  },
+  'DELETE /api/projects/{id}/env-vars/{var_id}': {
+    action: 'projects.env_vars.delete',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await insertProject(platform.ctx.pool, { name: 'Env audit', slug: `env-audit-${Date.now()}` });
+      const created = await api.call<{ id: number }>('POST', `/projects/${project.id}/env-vars`, {
+        token: admin,
+        body: { key: 'TO_REMOVE', value: 'coverage-env-value-3' },
+      });
+      return {
+        path: `/projects/${project.id}/env-vars/${created.body.id}`,
+        token: admin,
+        status: 204,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, var_id: created.body.id },
+        secrets: ['coverage-env-value-3'],
       };
     },
   },

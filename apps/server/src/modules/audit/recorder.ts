@@ -54,15 +54,15 @@ const TARGET_TYPES: Record<string, string> = {
   'notification-preferences': 'notification_preferences',
 };
 
-/** Replaces every value under a secret-looking key, at any depth, with '[redacted]'. */
-export function redact(value: unknown, depth = 0): unknown {
+/** Replaces every value under a secret-looking key (or one of `alsoSecret`), at any depth, with '[redacted]'. */
+export function redact(value: unknown, depth = 0, alsoSecret: readonly string[] = []): unknown {
   if (depth > 6) return '[truncated]';
-  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1));
+  if (Array.isArray(value)) return value.slice(0, 50).map((v) => redact(v, depth + 1, alsoSecret));
   if (value && typeof value === 'object') {
     return Object.fromEntries(
       Object.entries(value as Record<string, unknown>).map(([k, v]) => [
         k,
-        SECRET_KEY.test(k) ? '[redacted]' : redact(v, depth + 1),
+        SECRET_KEY.test(k) || alsoSecret.includes(k) ? '[redacted]' : redact(v, depth + 1, alsoSecret),
       ]),
     );
   }
@@ -109,6 +109,8 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     audit?: string;
+    /** Body fields that hold secrets under names the recorder cannot guess (an env var's `value`). */
+    auditRedact?: readonly string[];
     /**
      * false: the route runs outside a request transaction, because what it writes must persist
      * whatever the answer (a failed sign-in's count, a failed test send's record). Its audit row
@@ -140,7 +142,7 @@ function auditEvent(
   if (outcome !== 'ok') action = `${action}_${outcome}`;
   // Sign-ins are public: their actor is the account signing in, never a token sent along by the way.
   const principal = routeUrl.startsWith('/api/auth/') ? null : request.principal;
-  const body = request.body && typeof request.body === 'object' ? redact(request.body) : undefined;
+  const body = request.body && typeof request.body === 'object' ? redact(request.body, 0, request.routeOptions.config.auditRedact) : undefined;
   const target = targetOf(request, responseId);
   const attemptedEmail = (request.body as { email?: unknown } | undefined)?.email;
   const actorLabel = principal

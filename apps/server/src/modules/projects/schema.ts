@@ -1,10 +1,37 @@
-import { pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
 
-export const projects = pgTable('projects', {
-  id: serial('id').primaryKey(),
-  name: text('name').notNull(),
-  slug: text('slug').notNull().unique(),
-  /** Where the project's favicon was found, if anywhere; served by GET /projects/{id}/favicon. */
-  faviconUrl: text('favicon_url'),
-  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
-});
+/**
+ * A project: one git repository (and root directory inside it) deployed to its environments. The
+ * build settings here are the user's overrides; `launchbay.json` in the repository wins over them.
+ */
+export const projects = pgTable(
+  'projects',
+  {
+    id: serial('id').primaryKey(),
+    name: text('name').notNull(),
+    slug: text('slug').notNull().unique(),
+    /** Where the project's favicon was found, if anywhere; served by GET /projects/{id}/favicon. */
+    faviconUrl: text('favicon_url'),
+    /** https://host/owner/repo(.git) or an ssh address; null when the platform itself is the remote (a later issue). */
+    gitUrl: text('git_url'),
+    /** The HTTPS token, sealed with the platform's SecretBox; never returned. */
+    gitTokenSealed: text('git_token_sealed'),
+    /** The generated SSH deploy key for ssh URLs: the private half sealed, the public half shown. */
+    deployKeySealed: text('deploy_key_sealed'),
+    deployKeyPublic: text('deploy_key_public'),
+    /** The production environment's branch. */
+    branch: text('branch').notNull().default('main'),
+    rootDirectory: text('root_directory').notNull().default('.'),
+    preset: text('preset'),
+    installCommand: text('install_command'),
+    buildCommand: text('build_command'),
+    startCommand: text('start_command'),
+    outputDirectory: text('output_directory'),
+    port: integer('port'),
+    automaticDeploy: boolean('automatic_deploy').notNull().default(true),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [check('projects_port_range', sql`${t.port} IS NULL OR ${t.port} BETWEEN 1 AND 65535`)],
+);

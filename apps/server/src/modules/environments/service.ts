@@ -1,0 +1,92 @@
+import type { Environment } from '@launchbay/contract';
+import { and, asc, desc, eq } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import { notFound } from '../../lib/errors';
+import { toIso } from '../../lib/time';
+import { getSettings } from '../settings/service';
+import { environments } from './schema';
+
+export type EnvironmentRow = typeof environments.$inferSelect;
+
+/**
+ * The host names an environment is served at. Production answers at the project's slug, the
+ * others at `{project}-{environment}`; under `.localhost` while the access mode is local (every
+ * browser resolves it to this machine), under the base domain once one is set.
+ */
+export async function environmentHosts(
+  ctx: AppContext,
+  projectSlug: string,
+  environment: Pick<EnvironmentRow, 'slug' | 'isProduction'>,
+): Promise<string[]> {
+  const label = environment.isProduction ? projectSlug : `${projectSlug}-${environment.slug}`;
+  const settings = await getSettings(ctx);
+  const hosts = [`${label}.localhost`];
+  if (settings.base_domain) hosts.push(`${label}.${settings.base_domain}`);
+  return hosts;
+}
+
+/** The address users open: the first host, with the edge's port unless it is 80. */
+export async function environmentUrl(
+  ctx: AppContext,
+  projectSlug: string,
+  environment: Pick<EnvironmentRow, 'slug' | 'isProduction'>,
+): Promise<string> {
+  const settings = await getSettings(ctx);
+  const hosts = await environmentHosts(ctx, projectSlug, environment);
+  const host = settings.access_mode !== 'local' && hosts[1] ? hosts[1] : (hosts[0] as string);
+  const port = ctx.edgePort();
+  return `http://${host}${port === 80 ? '' : `:${port}`}`;
+}
+
+export async function toEnvironment(ctx: AppContext, projectSlug: string, row: EnvironmentRow): Promise<Environment> {
+  return {
+    id: row.id,
+    project_id: row.projectId,
+    name: row.name,
+    slug: row.slug,
+    branch: row.branch,
+    is_production: row.isProduction,
+    url: await environmentUrl(ctx, projectSlug, row),
+    current_deployment_id: row.currentDeploymentId,
+    memory_mb: row.memoryMb,
+    cpu_percent: row.cpuPercent,
+    instances: row.instances,
+    created_at: toIso(row.createdAt),
+  };
+}
+
+export async function listEnvironmentRows(ctx: AppContext, projectId: number): Promise<EnvironmentRow[]> {
+  return ctx.db
+    .select()
+    .from(environments)
+    .where(eq(environments.projectId, projectId))
+    .orderBy(desc(environments.isProduction), asc(environments.id));
+}
+
+export async function getEnvironmentRow(ctx: AppContext, projectId: number, environmentId: number): Promise<EnvironmentRow> {
+  const [row] = await ctx.db
+    .select()
+    .from(environments)
+    .where(and(eq(environments.projectId, projectId), eq(environments.id, environmentId)))
+    .limit(1);
+  if (!row) throw notFound(`Environment ${environmentId} not found in this project`);
+  return row;
+}
+
+export async function productionEnvironment(ctx: AppContext, projectId: number): Promise<EnvironmentRow | undefined> {
+  const [row] = await ctx.db
+    .select()
+    .from(environments)
+    .where(and(eq(environments.projectId, projectId), eq(environments.isProduction, true)))
+    .limit(1);
+  return row;
+}
+
+export async function createEnvironmentRow(
+  ctx: AppContext,
+  values: { projectId: number; name: string; slug: string; branch: string; isProduction: boolean },
+): Promise<EnvironmentRow> {
+  const [row] = await ctx.db.insert(environments).values(values).returning();
+  if (!row) throw new Error('the environment was not created');
+  return row;
+}
