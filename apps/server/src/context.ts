@@ -1,6 +1,8 @@
+import type { EdgeState } from '@launchbay/edge-protocol';
 import type pg from 'pg';
 import type { Config } from './config';
 import type { Db } from './db/client';
+import type { RuntimeDriver } from './engine/runtime/driver';
 import type { SecretBox } from './lib/crypto';
 import type { Principal } from './lib/http';
 
@@ -34,7 +36,13 @@ export type AppContext = {
   box: SecretBox;
   principals: PrincipalResolver;
   databaseKind: 'embedded' | 'external';
-  /** The port the edge proxy listens on (PROXY_PORT, or the free port it took when that is 0). */
-  edgePort(): number;
+  /** Runs deployments' processes (the `process` driver by default). */
+  runtime: RuntimeDriver;
+  edge: {
+    /** The port the edge proxy listens on (PROXY_PORT, or the free port it took when that is 0). */
+    port(): number;
+    /** The edge process being watched (to ask it which route table version it serves); null while there is none. */
+    current(): EdgeState | null;
+  };
   startedAt: number;
 };

@@ -1,12 +1,13 @@
 import { jobRetention } from './jobs/retention';
 import { auditRetention } from './modules/audit/jobs';
 import { authSweep } from './modules/auth/jobs';
+import { deploymentLogRetention, deploymentQueue } from './modules/deployments/jobs';
 import { notificationDeliveryQueue, notificationRetention } from './modules/notifications/dispatcher';
 
-const PERIODIC_TASKS = [notificationRetention, authSweep, auditRetention, jobRetention];
+const PERIODIC_TASKS = [notificationRetention, authSweep, auditRetention, jobRetention, deploymentLogRetention];
 
 /** Every queue and schedule the platform runs: a new area adds its own here (from its jobs.ts). */
 export const PLATFORM_JOBS = {
-  queues: [notificationDeliveryQueue, ...PERIODIC_TASKS.map((task) => task.queue)],
+  queues: [notificationDeliveryQueue, deploymentQueue, ...PERIODIC_TASKS.map((task) => task.queue)],
   schedules: PERIODIC_TASKS.map((task) => task.schedule),
 };

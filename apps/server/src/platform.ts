@@ -1,3 +1,4 @@
+import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { buildApp } from './app';
@@ -8,11 +9,14 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded';
 import { runMigrations } from './db/migrate';
 import { scopedDb } from './db/request-transaction';
 import { type EdgeSupervisor, startEdgeSupervisor } from './engine/edge/supervisor';
+import { createProcessDriver } from './engine/runtime/process/driver';
 import { startJobRuntime } from './jobs';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import type { App } from './lib/http';
 import { createLogger } from './lib/logger';
 import { createPrincipalResolver } from './modules/auth/service';
+import { deploymentLogWriter } from './modules/deployments/logs';
+import { adoptRunningDeployments, followRuntime, stopAllDeployments } from './modules/deployments/runtime-events';
 import { getSettings } from './modules/settings/service';
 import { ensureFirstAdmin } from './modules/users/bootstrap';
 import { PLATFORM_JOBS } from './platform-jobs';
@@ -65,17 +69,31 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
     // Follows the request transaction of a mutating API call (db/request-transaction.ts).
     const db = scopedDb(createDb(pool));
     const firstAdmin = await ensureFirstAdmin(db, { email: config.adminEmail, password: config.adminPassword });
+    const runtime = createProcessDriver({
+      stateDir: path.join(config.dataDir, 'runtime'),
+      dataDir: config.dataDir,
+      log: (message) => logger.info(message),
+    });
     const ctx: AppContext = {
       config,
+      runtime,
       db,
       pool,
       box: createSecretBox(loadEncryptionKey(config.dataDir)),
       principals: createPrincipalResolver({ db }),
       databaseKind: embedded ? 'embedded' : 'external',
-      edgePort: () => edgeSupervisor?.current()?.port ?? config.proxyPort,
+      edge: {
+        port: () => edgeSupervisor?.current()?.port ?? config.proxyPort,
+        current: () => edgeSupervisor?.current() ?? null,
+      },
       startedAt,
     };
     await getSettings(ctx); // primes the synchronous readers (proxy trust follows the access mode)
+    // Apps kept serving while the control plane was away: watch them again before any deploy job runs.
+    const unfollow = followRuntime(ctx, logger);
+    await adoptRunningDeployments(ctx, logger).catch((error: Error) =>
+      logger.error(`Could not adopt the running deployments: ${error.message}`),
+    );
     const app = await buildApp(ctx, logger);
     const address = await app.listen({ port: config.port, host: config.host });
     const port = new URL(address).port;
@@ -94,6 +112,11 @@ export async function startPlatform(config: Config, logger: Logger = createLogge
         stopping ??= (async () => {
           await edge.stop(options);
           await jobs.stop();
+          // Apps keep serving through a restart of the control plane; taking the edge down takes them down too.
+          if (options?.includeEdge) await stopAllDeployments(ctx).catch(() => undefined);
+          unfollow();
+          await runtime.close();
+          await deploymentLogWriter(pool).close();
           await app.close();
           await pool.end();
           await embedded?.stop();

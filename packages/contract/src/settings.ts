@@ -18,6 +18,12 @@ export const platformSettingsSchema = z.object({
   log_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
   analytics_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
   audit_retention_days: z.number().int().min(7, 'At least 7 days').max(3650, 'At most 3650 days'),
+  kept_builds_per_environment: z
+    .number()
+    .int()
+    .min(1, 'At least 1 build')
+    .max(50, 'At most 50 builds')
+    .describe('Successful builds kept per environment for instant rollback; older ones are removed'),
   preview_environments_enabled: z.boolean(),
   allow_private_network_targets: z
     .boolean()

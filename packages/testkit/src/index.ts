@@ -1,4 +1,5 @@
 export * from './external-postgres';
+export * from './git-server';
 export * from './platform-process';
 export * from './port';
 export * from './smtp';

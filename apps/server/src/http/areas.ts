@@ -2,8 +2,10 @@ import type { AppContext } from '../context';
 import type { App } from '../lib/http';
 import { apiKeyRoutes } from '../modules/api-keys/routes';
 import { auditRoutes } from '../modules/audit/routes';
-import { envVarRoutes } from '../modules/env-vars/routes';
 import { authRoutes } from '../modules/auth/routes';
+import { deploymentRoutes } from '../modules/deployments/routes';
+import { envVarRoutes } from '../modules/env-vars/routes';
+import { environmentRoutes } from '../modules/environments/routes';
 import { jobRoutes } from '../modules/jobs/routes';
 import { notificationRoutes } from '../modules/notifications/routes';
 import { platformRoutes } from '../modules/platform/routes';
@@ -17,7 +19,9 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   userRoutes,
   platformRoutes,
   projectRoutes,
+  deploymentRoutes,
   envVarRoutes,
+  environmentRoutes,
   apiKeyRoutes,
   settingsRoutes,
   auditRoutes,

@@ -3,7 +3,9 @@ import {
   EMPTY_ROUTE_TABLE,
   ProtocolError,
   parseEdgeState,
+  parseRoute,
   parseRouteChange,
+  parseRouteTable,
   type Route,
   type RouteTable,
 } from '@launchbay/edge-protocol';
@@ -13,7 +15,8 @@ import { describe, expect, it } from 'vitest';
 const route = (host: string, pathPrefix = '/'): Route => ({
   host,
   pathPrefix,
-  upstreams: [{ kind: 'tcp', host: '127.0.0.1', port: 4000 }],
+  target: { kind: 'upstreams', upstreams: [{ kind: 'tcp', host: '127.0.0.1', port: 4000 }] },
+  state: 'live',
   projectId: 1,
   environmentId: null,
   deploymentId: 7,
@@ -43,9 +46,9 @@ describe('route changes', () => {
     const badPort = {
       kind: 'upsert',
       version: 1,
-      route: { ...route('a.test'), upstreams: [{ kind: 'tcp', host: 'x', port: 70000 }] },
+      route: { ...route('a.test'), target: { kind: 'upstreams', upstreams: [{ kind: 'tcp', host: 'x', port: 70000 }] } },
     };
-    expect(() => parseRouteChange(JSON.stringify(badPort))).toThrow('change.route.upstreams[0].port');
+    expect(() => parseRouteChange(JSON.stringify(badPort))).toThrow('change.route.target.upstreams[0].port');
   });
 
   it('applies changes in order, ignores old ones, and asks for a reload after a gap', () => {
@@ -65,6 +68,62 @@ describe('route changes', () => {
     // Version 5 never arrived (the database was away): the whole table must be loaded again.
     expect(applyRouteChange(table, { kind: 'upsert', version: 6, route: route('b.test') })).toBeNull();
     expect(applyRouteChange(table, { kind: 'reload', version: 5 })).toBeNull();
+  });
+});
+
+describe('route targets and states', () => {
+  it('reads upstreams (tcp and unix) and static folders, with the state of the route', () => {
+    const upstreams = parseRoute({
+      ...route('a.test'),
+      target: {
+        kind: 'upstreams',
+        upstreams: [
+          { kind: 'tcp', host: '127.0.0.1', port: 4000 },
+          { kind: 'unix', socketPath: '/run/app.sock' },
+        ],
+      },
+      state: 'starting',
+    });
+    expect(upstreams.target).toEqual({
+      kind: 'upstreams',
+      upstreams: [
+        { kind: 'tcp', host: '127.0.0.1', port: 4000 },
+        { kind: 'unix', socketPath: '/run/app.sock' },
+      ],
+    });
+    expect(upstreams.state).toBe('starting');
+    const site = parseRoute({ ...route('b.test'), target: { kind: 'static', root: '/data/builds/7/dist/', spaFallback: true } });
+    expect(site.target).toEqual({ kind: 'static', root: '/data/builds/7/dist', spaFallback: true });
+    expect(parseRoute({ ...route('b.test'), target: { kind: 'static', root: '/data/x/../y' } }).target).toEqual({
+      kind: 'static',
+      root: '/data/y',
+      spaFallback: false,
+    });
+    expect(parseRoute({ ...route('c.test'), state: 'down' }).state).toBe('down');
+  });
+
+  it('reads a route written before targets and states existed as live upstreams', () => {
+    const { target: _target, state: _state, ...rest } = route('old.test');
+    const old = { ...rest, upstreams: [{ kind: 'tcp', host: '127.0.0.1', port: 4000 }] };
+    expect(parseRoute(old)).toEqual(route('old.test'));
+    expect(parseRouteTable({ version: 3, routes: [old] }).routes).toEqual([route('old.test')]);
+  });
+
+  it('refuses a target or a state it does not know, naming the field', () => {
+    const withTarget = (target: unknown) => ({ ...route('a.test'), target });
+    expect(() => parseRoute(withTarget({ kind: 'static', root: 'dist' }))).toThrow(
+      'route.target.root: expected an absolute path',
+    );
+    expect(() => parseRoute(withTarget({ kind: 'static', root: '/' }))).toThrow('route.target.root');
+    expect(() => parseRoute(withTarget({ kind: 'static', root: '/a\0b' }))).toThrow('route.target.root');
+    expect(() => parseRoute(withTarget({ kind: 'static', root: '/dist', spaFallback: 'yes' }))).toThrow(
+      'route.target.spaFallback',
+    );
+    expect(() => parseRoute(withTarget({ kind: 'lambda' }))).toThrow('route.target.kind: expected upstreams or static');
+    expect(() => parseRoute(withTarget({ kind: 'upstreams' }))).toThrow('route.target.upstreams: expected an array');
+    const { target: _target, ...noTarget } = route('a.test');
+    expect(() => parseRoute(noTarget)).toThrow('route.target: expected an object');
+    expect(() => parseRoute({ ...route('a.test'), state: 'sleeping' })).toThrow('route.state: expected live, starting, down');
   });
 });
 

@@ -19,6 +19,7 @@ const DEFAULTS: PlatformSettings = {
   log_retention_days: 30,
   analytics_retention_days: 90,
   audit_retention_days: 365,
+  kept_builds_per_environment: 5,
   preview_environments_enabled: false,
   allow_private_network_targets: false,
 };

@@ -40,6 +40,7 @@ CREATE TABLE "deployments" (
 	"env_sealed" text,
 	"artifact_dir" text,
 	"artifact_bytes" bigint,
+	"runtime" jsonb,
 	"job_id" bigint,
 	"error" text,
 	"created_by" integer,
@@ -86,6 +87,7 @@ ALTER TABLE "projects" ADD COLUMN "git_url" text;--> statement-breakpoint
 ALTER TABLE "projects" ADD COLUMN "git_token_sealed" text;--> statement-breakpoint
 ALTER TABLE "projects" ADD COLUMN "deploy_key_sealed" text;--> statement-breakpoint
 ALTER TABLE "projects" ADD COLUMN "deploy_key_public" text;--> statement-breakpoint
+ALTER TABLE "projects" ADD COLUMN "git_saved_by_admin" boolean DEFAULT false NOT NULL;--> statement-breakpoint
 ALTER TABLE "projects" ADD COLUMN "branch" text DEFAULT 'main' NOT NULL;--> statement-breakpoint
 ALTER TABLE "projects" ADD COLUMN "root_directory" text DEFAULT '.' NOT NULL;--> statement-breakpoint
 ALTER TABLE "projects" ADD COLUMN "preset" text;--> statement-breakpoint

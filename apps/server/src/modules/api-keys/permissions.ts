@@ -27,6 +27,7 @@ const AREA_OF_SEGMENT: Record<string, PermissionArea> = {
   // A job's state and log: today's jobs are deploys, backups and imports, read like deployments.
   jobs: 'deployments',
   presets: 'projects',
+  'launchbay-json': 'projects',
   geo: 'platform',
   performance: 'platform',
   platform: 'platform',

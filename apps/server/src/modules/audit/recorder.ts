@@ -142,7 +142,10 @@ function auditEvent(
   if (outcome !== 'ok') action = `${action}_${outcome}`;
   // Sign-ins are public: their actor is the account signing in, never a token sent along by the way.
   const principal = routeUrl.startsWith('/api/auth/') ? null : request.principal;
-  const body = request.body && typeof request.body === 'object' ? redact(request.body, 0, request.routeOptions.config.auditRedact) : undefined;
+  const body =
+    request.body && typeof request.body === 'object'
+      ? redact(request.body, 0, request.routeOptions.config.auditRedact)
+      : undefined;
   const target = targetOf(request, responseId);
   const attemptedEmail = (request.body as { email?: unknown } | undefined)?.email;
   const actorLabel = principal

@@ -36,6 +36,8 @@ export const deployments = pgTable(
     /** The kept build output on disk; null once pruned. */
     artifactDir: text('artifact_dir'),
     artifactBytes: bigint('artifact_bytes', { mode: 'number' }),
+    /** Where its processes run (the runtime driver's answer: pids and ports), while they run. */
+    runtime: jsonb('runtime').$type<Record<string, unknown>>(),
     jobId: bigint('job_id', { mode: 'number' }),
     error: text('error'),
     createdBy: integer('created_by'),

@@ -34,7 +34,7 @@ export async function environmentUrl(
   const settings = await getSettings(ctx);
   const hosts = await environmentHosts(ctx, projectSlug, environment);
   const host = settings.access_mode !== 'local' && hosts[1] ? hosts[1] : (hosts[0] as string);
-  const port = ctx.edgePort();
+  const port = ctx.edge.port();
   return `http://${host}${port === 80 ? '' : `:${port}`}`;
 }
 

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { notFound } from '../../lib/errors';
 import type { App } from '../../lib/http';
+import { streamPolled } from '../../lib/sse';
 
 /*
  * A job's state and its log. The log streams as Server-Sent Events: one `log` event per line, its
@@ -34,10 +35,7 @@ const logHeadersSchema = z.object({
     .optional(),
 });
 
-/** The console's stream client waits this long before reconnecting (then doubles, up to 30 s). */
-const RECONNECT_MS = 3000;
 const POLL_MS = 300;
-const KEEPALIVE_MS = 15_000;
 const PAGE = 500;
 
 type JobRow = {
@@ -121,57 +119,27 @@ export async function jobRoutes(app: App, ctx: AppContext) {
     async (request, reply) => {
       const jobId = request.params.id;
       if (!(await findJob(ctx, jobId))) throw notFound(`Job ${jobId} not found`);
-      let lastId = Number(request.headers['last-event-id'] ?? 0);
-
-      reply.hijack();
-      const out = reply.raw;
-      out.writeHead(200, {
-        ...(reply.getHeaders() as Record<string, string>),
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache, no-transform',
-        connection: 'keep-alive',
-        'x-accel-buffering': 'no', // a proxy in front must pass lines as they come
-      });
-      out.write(`retry: ${RECONNECT_MS}\n\n`);
-
-      let closed = false;
-      const stopStreaming = () => {
-        closed = true;
-      };
-      request.raw.on('close', stopStreaming);
-      openStreams.add(stopStreaming);
-      let lastWrite = Date.now();
-      try {
-        while (!closed) {
+      await streamPolled(request, reply, {
+        lastEventId: Number(request.headers['last-event-id'] ?? 0),
+        pollMs: POLL_MS,
+        shutdown: openStreams,
+        async next(lastId) {
           // The job's state is read before its lines: a job seen finished has written its last line.
           const job = await findJob(ctx, jobId);
           const { rows } = await ctx.pool.query<{ id: number; level: string; message: string; created_at: Date }>(
             'SELECT id, level, message, created_at FROM job_logs WHERE job_id = $1 AND id > $2 ORDER BY id LIMIT $3',
             [jobId, lastId, PAGE],
           );
-          for (const line of rows) {
-            lastId = Number(line.id);
-            const data = { id: lastId, at: new Date(line.created_at).toISOString(), level: line.level, message: line.message };
-            out.write(`id: ${lastId}\nevent: log\ndata: ${JSON.stringify(data)}\n\n`);
-            lastWrite = Date.now();
-          }
-          if (rows.length === PAGE) continue;
-          if (!job || FINISHED.has(job.status)) {
-            out.write(`event: end\ndata: ${JSON.stringify({ status: job?.status ?? 'deleted' })}\n\n`);
-            break;
-          }
-          if (Date.now() - lastWrite > KEEPALIVE_MS) {
-            out.write(': keep-alive\n\n');
-            lastWrite = Date.now();
-          }
-          await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-        }
-      } catch (error) {
-        request.log.error({ err: error, job: jobId }, 'job log stream failed');
-      } finally {
-        openStreams.delete(stopStreaming);
-        out.end();
-      }
+          const events = rows.map((line) => ({
+            id: Number(line.id),
+            event: 'log',
+            data: { id: Number(line.id), at: new Date(line.created_at).toISOString(), level: line.level, message: line.message },
+          }));
+          if (rows.length === PAGE) return { events, more: true };
+          const finished = !job || FINISHED.has(job.status);
+          return { events, ...(finished ? { end: { event: 'end', data: { status: job?.status ?? 'deleted' } } } : {}) };
+        },
+      });
     },
   );
 }

@@ -1,10 +1,41 @@
-import { idParamSchema, paginationQuerySchema, projectListResponseSchema } from '@launchbay/contract';
+import {
+  buildSettingsSchema,
+  createProjectRequestSchema,
+  idParamSchema,
+  paginationQuerySchema,
+  projectDetailSchema,
+  projectListResponseSchema,
+  SLUG_PATTERN,
+} from '@launchbay/contract';
 import { asc, eq, sql } from 'drizzle-orm';
+import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { notFound } from '../../lib/errors';
+import { launchbayJsonSchema } from '../../engine/pipeline/config/launchbay-json';
+import { presets } from '../../engine/pipeline/config/presets';
+import { notFound, unauthorized } from '../../lib/errors';
 import type { App } from '../../lib/http';
 import { toIso } from '../../lib/time';
+import { releaseProjectDeployments } from '../deployments/service';
+import { createProject, projectDetail, renameProject } from './create';
 import { projects } from './schema';
+import { getProjectBySlug, getProjectRow } from './service';
+
+const slugParamSchema = z.object({ slug: z.string().regex(SLUG_PATTERN, 'Not a project slug') });
+const projectSettingsSchema = z
+  .object({ name: z.string().trim().min(1, 'Name is required').max(100, 'At most 100 characters').optional() })
+  .refine((body) => Object.keys(body).length > 0, 'Nothing to update');
+const deploymentConfigSchema = buildSettingsSchema
+  .extend({ automatic_deploy: z.boolean().optional() })
+  .refine((body) => Object.keys(body).length > 0, 'Nothing to update');
+const presetSchema = z.object({
+  slug: z.string(),
+  name: z.string(),
+  kind: z.string(),
+  install_command: z.string().nullable(),
+  build_command: z.string().nullable(),
+  start_command: z.string().nullable(),
+  output_directory: z.string().nullable(),
+});
 
 export async function projectRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -35,6 +66,138 @@ export async function projectRoutes(app: App, ctx: AppContext) {
         per_page,
       };
     },
+  );
+
+  app.post(
+    '/projects',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'Create a project from a git repository: checks the address and branch, then starts its first deployment',
+        body: createProjectRequestSchema,
+        response: { 201: projectDetailSchema },
+      },
+    },
+    async (request, reply) => {
+      if (!request.principal) throw unauthorized();
+      const project = await createProject(ctx, request.principal, request.body);
+      return reply.code(201).send(await projectDetail(ctx, project));
+    },
+  );
+
+  app.get(
+    '/projects/by-slug/:slug',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'A project by its slug',
+        params: slugParamSchema,
+        response: { 200: projectDetailSchema },
+      },
+    },
+    async (request) => projectDetail(ctx, await getProjectBySlug(ctx, request.params.slug)),
+  );
+
+  app.get(
+    '/projects/:id',
+    { schema: { tags: ['projects'], summary: 'A project', params: idParamSchema, response: { 200: projectDetailSchema } } },
+    async (request) => projectDetail(ctx, await getProjectRow(ctx, request.params.id)),
+  );
+
+  app.delete(
+    '/projects/:id',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'Delete a project: its processes stop, its builds, caches, logs and settings go (answers 204)',
+        params: idParamSchema,
+      },
+    },
+    async (request, reply) => {
+      const project = await getProjectRow(ctx, request.params.id);
+      await releaseProjectDeployments(ctx, project.id);
+      await ctx.db.delete(projects).where(eq(projects.id, project.id));
+      return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/projects/:id/settings',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: "The project's general settings (its name)",
+        params: idParamSchema,
+        body: projectSettingsSchema,
+        response: { 200: projectDetailSchema },
+      },
+    },
+    async (request) => {
+      const project = await getProjectRow(ctx, request.params.id);
+      return projectDetail(ctx, await renameProject(ctx, project, request.body));
+    },
+  );
+
+  app.patch(
+    '/projects/:id/deployment-config',
+    {
+      schema: {
+        tags: ['projects'],
+        summary:
+          'Build settings (preset, commands, folders, port): used from the next deployment; launchbay.json in the repository wins',
+        params: idParamSchema,
+        body: deploymentConfigSchema,
+        response: { 200: projectDetailSchema },
+      },
+    },
+    async (request) => {
+      const project = await getProjectRow(ctx, request.params.id);
+      const b = request.body;
+      const [updated] = await ctx.db
+        .update(projects)
+        .set({
+          ...(b.root_directory !== undefined ? { rootDirectory: b.root_directory ?? '.' } : {}),
+          ...(b.preset !== undefined ? { preset: b.preset } : {}),
+          ...(b.install_command !== undefined ? { installCommand: b.install_command } : {}),
+          ...(b.build_command !== undefined ? { buildCommand: b.build_command } : {}),
+          ...(b.start_command !== undefined ? { startCommand: b.start_command } : {}),
+          ...(b.output_directory !== undefined ? { outputDirectory: b.output_directory } : {}),
+          ...(b.port !== undefined ? { port: b.port } : {}),
+          ...(b.automatic_deploy !== undefined ? { automaticDeploy: b.automatic_deploy } : {}),
+          updatedAt: new Date(),
+        })
+        .where(eq(projects.id, project.id))
+        .returning();
+      return projectDetail(ctx, updated ?? project);
+    },
+  );
+
+  app.get(
+    '/presets',
+    {
+      schema: {
+        tags: ['projects'],
+        summary: 'The frameworks the platform detects, with their default commands',
+        response: { 200: z.object({ presets: z.array(presetSchema) }) },
+      },
+    },
+    async () => ({
+      presets: presets.map((preset) => ({
+        slug: preset.slug,
+        name: preset.name,
+        kind: preset.kind,
+        install_command: preset.installCommand,
+        build_command: preset.buildCommand,
+        start_command: preset.startCommand,
+        output_directory: preset.outputDirectory,
+      })),
+    }),
+  );
+
+  app.get(
+    '/launchbay-json/schema',
+    { config: { access: 'reader' }, schema: { tags: ['projects'], summary: 'The JSON Schema of launchbay.json' } },
+    async () => launchbayJsonSchema(),
   );
 
   app.get(

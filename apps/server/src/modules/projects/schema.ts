@@ -20,6 +20,11 @@ export const projects = pgTable(
     /** The generated SSH deploy key for ssh URLs: the private half sealed, the public half shown. */
     deployKeySealed: text('deploy_key_sealed'),
     deployKeyPublic: text('deploy_key_public'),
+    /**
+     * Whether the git address was last set by an admin: only then may it be a private or loopback
+     * host, unless the allow_private_network_targets setting is on (the same rule as providers).
+     */
+    gitSavedByAdmin: boolean('git_saved_by_admin').notNull().default(false),
     /** The production environment's branch. */
     branch: text('branch').notNull().default('main'),
     rootDirectory: text('root_directory').notNull().default('.'),

@@ -14,6 +14,7 @@ export function defaultSettings(ctx: Pick<AppContext, 'config'>): PlatformSettin
     log_retention_days: 30,
     analytics_retention_days: 90,
     audit_retention_days: 365,
+    kept_builds_per_environment: 5,
     preview_environments_enabled: false,
     // Off: only admins' providers reach private and loopback addresses (see lib/outbound.ts).
     allow_private_network_targets: false,

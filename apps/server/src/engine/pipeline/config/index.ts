@@ -1,0 +1,4 @@
+/** The build configuration of an app: `resolveBuildPlan` for the pipeline, the presets and the launchbay.json schema for the API. */
+export { LAUNCHBAY_JSON, type LaunchbayJson, launchbayJsonSchema, parseLaunchbayJson } from './launchbay-json';
+export { type Preset, presets } from './presets';
+export { type BuildConfigError, type BuildPlanResult, resolveBuildPlan } from './resolve';

@@ -1,0 +1,108 @@
+/**
+ * What the pipeline asks of a runtime: run a deployment's processes, say where `web` listens, stop
+ * them, and find them again after a restart of the control plane. The `process` driver (default)
+ * runs them as children of the host; a `docker` driver does the same over the Docker Engine API.
+ * The engine hands a driver everything it needs; a driver imports no module.
+ */
+
+/** One process type of a deployment (a Procfile line, launchbay.json `processes`, or the start command as `web`). */
+export type ProcessSpec = {
+  /** `web` takes traffic; the others (workers, clock) run beside it. */
+  type: string;
+  /** A shell command, run with `sh -c` in the app folder. */
+  command: string;
+  /** How many copies; `web` copies are balanced by the edge. Default 1. */
+  instances?: number;
+};
+
+export type ResourceLimits = {
+  /** Per process; enforced through cgroups where the machine allows it. */
+  memoryMb: number | null;
+  /** 100 = one core. */
+  cpuPercent: number | null;
+  pids: number | null;
+};
+
+export type DeploymentRunSpec = {
+  deploymentId: number;
+  /**
+   * The built app: the driver runs processes here and they may write only here (and in /tmp). The
+   * process driver, sandboxing as root, gives the folder to the unprivileged user the app runs as.
+   */
+  appDir: string;
+  processes: ProcessSpec[];
+  /** The environment the app gets; the driver sets PORT (and HOST) for `web`, over any PORT given here. */
+  env: Record<string, string>;
+  /**
+   * A fixed port for `web` (copy 0), for an app that ignores PORT and listens where it likes; the
+   * driver then reports (and passes as PORT) this one. Absent or null: a free loopback port.
+   */
+  port?: number | null;
+  limits: ResourceLimits;
+};
+
+export type RunningProcess = {
+  type: string;
+  index: number;
+  pid: number | null;
+  /** Where `web` listens (loopback); null for other types. */
+  port: number | null;
+  state: 'starting' | 'running' | 'restarting' | 'crashed' | 'stopped';
+  restarts: number;
+};
+
+export type RunningDeployment = { deploymentId: number; processes: RunningProcess[] };
+
+export type RuntimeEvent =
+  /**
+   * A process ended. `expected` when the driver stopped it; otherwise it is restarted (or declared
+   * a crash loop). `code` and `signal` are null when the driver saw it gone without being its parent
+   * (adopted after a restart of the control plane); a process killed inside a sandbox may show as
+   * code 128 + n (the sandbox reports the signal the shell way).
+   */
+  | {
+      kind: 'exited';
+      deploymentId: number;
+      type: string;
+      index: number;
+      code: number | null;
+      signal: string | null;
+      expected: boolean;
+    }
+  /** An unexpected exit, restarted after `delayMs`; `attempt` counts the restarts since it last ran stably. */
+  | { kind: 'restarting'; deploymentId: number; type: string; index: number; attempt: number; delayMs: number }
+  /** Several restarts within the window: the driver gives up on the process and says so. */
+  | { kind: 'crash_loop'; deploymentId: number; type: string; index: number; restarts: number; windowMs: number };
+
+export type LogLine = {
+  deploymentId: number;
+  /** `web`, `worker`, ... */
+  process: string;
+  /** Which copy of the process type (0 for the first). */
+  index: number;
+  stream: 'stdout' | 'stderr';
+  at: Date;
+  line: string;
+};
+
+export interface RuntimeDriver {
+  readonly name: 'process' | 'docker';
+  /** Starts every process of the deployment; resolves once each one is spawned (not yet healthy). */
+  start(spec: DeploymentRunSpec): Promise<RunningDeployment>;
+  /**
+   * SIGTERM, then SIGKILL after `graceMs`; resolves when every process is gone. Unknown ids are a
+   * no-op; a deployment left by an earlier control plane and not adopted yet is stopped too.
+   */
+  stop(deploymentId: number, options?: { graceMs?: number }): Promise<void>;
+  /**
+   * The deployments still running from before a restart of the control plane, watched again: a live
+   * process is never restarted; one that died meanwhile is restarted like a crash (with its backoff
+   * and crash-loop count); one given up on (crashed) stays down. Logs written meanwhile are read.
+   */
+  adopt(): Promise<RunningDeployment[]>;
+  status(deploymentId: number): RunningDeployment | null;
+  onEvent(listener: (event: RuntimeEvent) => void): () => void;
+  onLog(listener: (line: LogLine) => void): () => void;
+  /** Stops watching (the apps keep running: they must serve through a restart of the control plane). */
+  close(): Promise<void>;
+}

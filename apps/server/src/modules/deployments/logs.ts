@@ -1,0 +1,90 @@
+import type pg from 'pg';
+
+export type LogStream = 'build' | 'stdout' | 'stderr' | 'system';
+export type PendingLine = { deploymentId: number; stream: LogStream; process: string | null; at: Date; line: string };
+
+const FLUSH_MS = 100;
+const MAX_BUFFERED = 20_000;
+
+/**
+ * Build and runtime lines reach the database in batches (one INSERT per 100 ms at most), off the
+ * path of the build or the app. A database that is away holds lines in a bounded buffer; what
+ * did not fit is counted and noted in the log once it is back.
+ */
+export class DeploymentLogWriter {
+  #buffer: PendingLine[] = [];
+  #dropped = new Map<number, number>();
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> | undefined;
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  write(line: PendingLine): void {
+    if (this.#buffer.length >= MAX_BUFFERED) {
+      this.#dropped.set(line.deploymentId, (this.#dropped.get(line.deploymentId) ?? 0) + 1);
+      return;
+    }
+    this.#buffer.push(line);
+    this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  /** Writes what waits; resolves once it is stored (or failed, then it stays buffered). */
+  async flush(): Promise<void> {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    await this.#flushing;
+    if (this.#buffer.length === 0 && this.#dropped.size === 0) return;
+    const batch = this.#buffer;
+    this.#buffer = [];
+    for (const [deploymentId, count] of this.#dropped) {
+      batch.push({
+        deploymentId,
+        stream: 'system',
+        process: null,
+        at: new Date(),
+        line: `${count} log lines were dropped while the database was away`,
+      });
+    }
+    this.#dropped.clear();
+    this.#flushing = this.pool
+      .query(
+        `INSERT INTO deployment_logs (deployment_id, stream, process, at, line)
+         SELECT * FROM unnest($1::int[], $2::text[], $3::text[], $4::timestamptz[], $5::text[])`,
+        [
+          batch.map((l) => l.deploymentId),
+          batch.map((l) => l.stream),
+          batch.map((l) => l.process),
+          batch.map((l) => l.at.toISOString()),
+          // NUL cannot be stored in a text column.
+          batch.map((l) => l.line.replaceAll('\u0000', '')),
+        ],
+      )
+      .then(
+        () => undefined,
+        () => {
+          // Deleted deployments (a foreign key) or a database away: keep what can still be written.
+          this.#buffer = [...batch.filter((l) => l.stream !== 'system'), ...this.#buffer].slice(0, MAX_BUFFERED);
+          this.#timer ??= setTimeout(() => void this.flush(), 1000);
+        },
+      );
+    await this.#flushing;
+    this.#flushing = undefined;
+  }
+
+  async close(): Promise<void> {
+    await this.flush();
+    clearTimeout(this.#timer);
+  }
+}
+
+const writers = new WeakMap<pg.Pool, DeploymentLogWriter>();
+
+/** The platform's one writer (per database pool). */
+export function deploymentLogWriter(pool: pg.Pool): DeploymentLogWriter {
+  let writer = writers.get(pool);
+  if (!writer) {
+    writer = new DeploymentLogWriter(pool);
+    writers.set(pool, writer);
+  }
+  return writer;
+}

@@ -1,0 +1,463 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { DeploymentStatus } from '@launchbay/contract';
+import { and, desc, eq, inArray, isNotNull, lt, ne } from 'drizzle-orm';
+import type { AppContext } from '../../context';
+import {
+  dependencyCacheKey,
+  folderBytes,
+  restoreBuildCaches,
+  restoreDependencies,
+  runCommand,
+  saveBuildCaches,
+  saveDependencies,
+} from '../../engine/pipeline/build';
+import type { BuildPlan } from '../../engine/pipeline/build-plan';
+import { resolveBuildPlan } from '../../engine/pipeline/config/resolve';
+import { fetchCommit, knownHostsPath } from '../../engine/pipeline/source';
+import { JobCancelledError, type RunningJob } from '../../jobs';
+import { environmentValues } from '../env-vars/service';
+import { environments } from '../environments/schema';
+import { type EnvironmentRow, getEnvironmentRow } from '../environments/service';
+import { publishAlert } from '../notifications/service';
+import { getProjectRow, type ProjectRow } from '../projects/service';
+import { getSettings } from '../settings/service';
+import { publishRoutes } from './edge-routes';
+import { deploymentLogWriter, type LogStream } from './logs';
+import { deploymentSteps, deployments } from './schema';
+import { transition } from './state';
+
+/**
+ * A deployment's pipeline, run as one durable job: clone the exact commit, resolve the build
+ * configuration, restore the cache, install, build, save the cache, start, health-check, switch
+ * traffic, drain the previous deployment. A rollback starts at "start" with the kept build.
+ * A platform restart in the middle re-runs the job: a build starts over from a clean folder
+ * (it says so in the log); a deployment already switched is left as it is.
+ */
+
+type Row = typeof deployments.$inferSelect;
+
+const BUILD_TIME_LIMIT_MS = 15 * 60_000;
+const HEALTH_TIMEOUT_MS = 60_000;
+const HEALTH_RESTARTS = 2;
+/** In-flight requests on the previous deployment get this long once the edge has switched. */
+const DRAIN_MS = 2_000;
+const STOP_GRACE_MS = 10_000;
+
+export function deploymentDirs(dataDir: string, deploymentId: number) {
+  const root = path.join(dataDir, 'deployments', String(deploymentId));
+  return { root, app: path.join(root, 'app') };
+}
+
+export function buildCacheDir(dataDir: string, projectId: number, environmentId: number) {
+  return path.join(dataDir, 'build-cache', String(projectId), String(environmentId));
+}
+
+class Reporter {
+  constructor(
+    private readonly ctx: AppContext,
+    readonly deploymentId: number,
+  ) {}
+
+  log(line: string, stream: LogStream = 'build'): void {
+    deploymentLogWriter(this.ctx.pool).write({ deploymentId: this.deploymentId, stream, process: null, at: new Date(), line });
+  }
+
+  async step<T>(name: string, run: () => Promise<T>, describe?: (result: T) => string | null): Promise<T> {
+    const where = and(eq(deploymentSteps.deploymentId, this.deploymentId), eq(deploymentSteps.name, name));
+    await this.ctx.db
+      .update(deploymentSteps)
+      .set({ status: 'running', startedAt: new Date(), finishedAt: null, detail: null })
+      .where(where);
+    this.log(`── ${name}`, 'system');
+    try {
+      const result = await run();
+      await this.ctx.db
+        .update(deploymentSteps)
+        .set({ status: 'succeeded', finishedAt: new Date(), detail: describe?.(result) ?? null })
+        .where(where);
+      return result;
+    } catch (error) {
+      const cancelled = error instanceof JobCancelledError;
+      await this.ctx.db
+        .update(deploymentSteps)
+        .set({
+          status: cancelled ? 'cancelled' : 'failed',
+          finishedAt: new Date(),
+          detail: (error as Error).message.slice(0, 2000),
+        })
+        .where(where);
+      throw error;
+    }
+  }
+
+  async skip(name: string, detail: string): Promise<void> {
+    await this.ctx.db
+      .update(deploymentSteps)
+      .set({ status: 'skipped', detail, finishedAt: new Date() })
+      .where(and(eq(deploymentSteps.deploymentId, this.deploymentId), eq(deploymentSteps.name, name)));
+  }
+}
+
+/** The environment a deployment's commands get: the user's env vars, over a minimal platform environment. */
+function commandEnv(userEnv: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
+  return {
+    PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+    HOME: process.env.HOME ?? '/tmp',
+    LANG: 'C.UTF-8',
+    CI: '1',
+    ...userEnv,
+    ...extra,
+  };
+}
+
+function overridesOf(project: ProjectRow) {
+  return {
+    preset: project.preset,
+    installCommand: project.installCommand,
+    buildCommand: project.buildCommand,
+    startCommand: project.startCommand,
+    outputDirectory: project.outputDirectory,
+    port: project.port,
+  };
+}
+
+async function build(
+  ctx: AppContext,
+  row: Row,
+  project: ProjectRow,
+  environment: EnvironmentRow,
+  reporter: Reporter,
+  signal: AbortSignal,
+) {
+  const dirs = deploymentDirs(ctx.config.dataDir, row.id);
+  if (row.status === 'building')
+    reporter.log('The platform restarted during this build: building again from a clean folder', 'system');
+  else if (!(await transition(ctx, row.id, 'building'))) return null;
+  fs.rmSync(dirs.root, { recursive: true, force: true });
+  fs.mkdirSync(dirs.root, { recursive: true });
+  const token = project.gitTokenSealed ? ctx.box.open(project.gitTokenSealed) : undefined;
+  const sshKey = project.deployKeySealed ? ctx.box.open(project.deployKeySealed) : undefined;
+  const settings = await getSettings(ctx);
+
+  const commit = await reporter.step(
+    'clone',
+    () =>
+      fetchCommit({
+        url: project.gitUrl ?? '',
+        token,
+        sshKey,
+        branch: row.branch,
+        commit: row.requestedCommit ?? undefined,
+        dir: dirs.app,
+        allowPrivateNetwork: settings.allow_private_network_targets || project.gitSavedByAdmin,
+        knownHostsFile: knownHostsPath(ctx.config.dataDir),
+        signal,
+        log: (line) => reporter.log(line),
+      }),
+    (c) => `${c.sha.slice(0, 7)} ${c.message.split('\n')[0]}`,
+  );
+  await ctx.db
+    .update(deployments)
+    .set({
+      commitSha: commit.sha,
+      commitMessage: commit.message.slice(0, 2000),
+      commitAuthor: `${commit.author.name} <${commit.author.email}>`,
+    })
+    .where(eq(deployments.id, row.id));
+
+  const appDir = path.join(dirs.app, project.rootDirectory === '.' ? '' : project.rootDirectory);
+  if (!fs.existsSync(appDir))
+    throw new Error(`The root directory ${project.rootDirectory} does not exist in commit ${commit.sha.slice(0, 7)}`);
+  const userEnv = await environmentValues(ctx, project.id, environment.id);
+  const plan = await reporter.step(
+    'configure',
+    async () => {
+      const result = await resolveBuildPlan(appDir, overridesOf(project));
+      if ('errors' in result) {
+        for (const error of result.errors)
+          reporter.log(`${error.source}: ${error.path ? `${error.path}: ` : ''}${error.message}`);
+        throw new Error(
+          `The build configuration is not valid: ${result.errors.map((e) => `${e.path ? `${e.path}: ` : ''}${e.message}`).join('; ')}`,
+        );
+      }
+      const missing = result.requiredEnv.filter((name) => !(name in userEnv));
+      if (missing.length > 0) throw new Error(`Missing environment variables the app requires: ${missing.join(', ')}`);
+      reporter.log(
+        `${result.presetName} (${result.kind === 'static' ? `static site from ${result.outputDirectory}` : 'server'}), ` +
+          `${result.packageManager ?? 'no package manager'}; install: ${result.installCommand ?? '-'}; build: ${result.buildCommand ?? '-'}`,
+      );
+      return result;
+    },
+    (p) => p.presetName,
+  );
+  await ctx.db
+    .update(deployments)
+    .set({ plan: plan as unknown as Record<string, unknown>, envSealed: ctx.box.seal(JSON.stringify(userEnv)) })
+    .where(eq(deployments.id, row.id));
+
+  const cache = { dir: buildCacheDir(ctx.config.dataDir, project.id, environment.id) };
+  const key = plan.installCommand ? dependencyCacheKey(appDir, plan) : null;
+  const restored = await reporter.step(
+    'restore cache',
+    async () => {
+      const deps = await restoreDependencies(appDir, cache, key, signal);
+      const caches = await restoreBuildCaches(appDir, cache, plan.cacheDirectories, signal);
+      reporter.log(
+        deps ? `Dependencies restored from the cache (${key?.slice(0, 12)})` : 'No cached dependencies for this lockfile',
+      );
+      return { deps, caches };
+    },
+    (r) => (r.deps ? 'dependencies restored' : 'nothing cached'),
+  );
+  const run = (command: string, extra: Record<string, string> = {}) =>
+    runCommand(command, {
+      cwd: appDir,
+      env: commandEnv(userEnv, extra),
+      log: (line) => reporter.log(line),
+      signal,
+      timeoutMs: BUILD_TIME_LIMIT_MS,
+    });
+
+  if (plan.installCommand && !restored.deps) {
+    await reporter.step('install', async () => {
+      reporter.log(`$ ${plan.installCommand}`);
+      await run(plan.installCommand as string);
+    });
+  } else await reporter.skip('install', plan.installCommand ? 'dependencies restored from the cache' : 'nothing to install');
+
+  if (plan.buildCommand) {
+    await reporter.step('build', async () => {
+      reporter.log(`$ ${plan.buildCommand}`);
+      await run(plan.buildCommand as string, { NODE_ENV: 'production' });
+    });
+  } else await reporter.skip('build', 'no build command');
+  if (plan.kind === 'static' && !fs.existsSync(path.join(appDir, plan.outputDirectory ?? '.', 'index.html'))) {
+    throw new Error(`The build produced no ${path.join(plan.outputDirectory ?? '.', 'index.html')}`);
+  }
+
+  await reporter.step(
+    'save cache',
+    async () => {
+      const deps = restored.deps ? false : await saveDependencies(appDir, cache, key, signal);
+      const caches = await saveBuildCaches(appDir, cache, plan.cacheDirectories, signal);
+      return { deps, caches };
+    },
+    (r) => [r.deps ? 'dependencies saved' : null, ...r.caches].filter(Boolean).join(', ') || 'unchanged',
+  );
+  const bytes = folderBytes(plan.kind === 'static' ? path.join(appDir, plan.outputDirectory ?? '.') : appDir);
+  reporter.log(`Build output: ${(bytes / 1024 / 1024).toFixed(1)} MB`);
+  await ctx.db.update(deployments).set({ artifactDir: appDir, artifactBytes: bytes }).where(eq(deployments.id, row.id));
+  return { plan, env: userEnv, appDir };
+}
+
+async function waitHealthy(
+  ctx: AppContext,
+  deploymentId: number,
+  port: number,
+  healthPath: string,
+  signal: AbortSignal,
+  reporter: Reporter,
+) {
+  const deadline = Date.now() + HEALTH_TIMEOUT_MS;
+  let lastProblem = '';
+  while (Date.now() < deadline) {
+    signal.throwIfAborted();
+    const state = ctx.runtime.status(deploymentId);
+    const web = state?.processes.find((p) => p.type === 'web');
+    // An app that exits before it ever answered is not worth a crash loop's patience: two restarts tell.
+    if (!web || web.state === 'crashed' || web.restarts >= HEALTH_RESTARTS) {
+      throw new CrashedError(
+        `The app exited at start${web?.restarts ? ` (${web.restarts + 1} times)` : ''} and never answered: see the runtime log`,
+      );
+    }
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}${healthPath}`, {
+        signal: AbortSignal.timeout(2000),
+        redirect: 'manual',
+      });
+      await response.body?.cancel();
+      if (response.status < 500) return response.status;
+      lastProblem = `answered ${response.status}`;
+    } catch (error) {
+      lastProblem = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  reporter.log(`Health check: ${lastProblem}`);
+  throw new Error(
+    `The app did not answer http://127.0.0.1:${port}${healthPath} within ${HEALTH_TIMEOUT_MS / 1000} s (${lastProblem})`,
+  );
+}
+
+class CrashedError extends Error {}
+
+/** The previous deployment of the environment stops once the edge serves the new one (after a drain). */
+async function drainPrevious(ctx: AppContext, previousId: number | null, reporter: Reporter) {
+  if (!previousId) return 'no previous deployment';
+  await new Promise((resolve) => setTimeout(resolve, DRAIN_MS));
+  await ctx.runtime.stop(previousId, { graceMs: STOP_GRACE_MS });
+  await ctx.db.update(deployments).set({ runtime: null, stoppedAt: new Date() }).where(eq(deployments.id, previousId));
+  reporter.log(`Deployment ${previousId} stopped after its in-flight requests`);
+  return `deployment ${previousId} stopped`;
+}
+
+/** Keeps the builds of the last N successful deployments of the environment (and those serving); removes older ones. */
+async function pruneBuilds(ctx: AppContext, environment: EnvironmentRow, keep: number) {
+  const kept = await ctx.db
+    .select({ id: deployments.id, artifactDir: deployments.artifactDir })
+    .from(deployments)
+    .where(and(eq(deployments.environmentId, environment.id), isNotNull(deployments.readyAt), isNotNull(deployments.artifactDir)))
+    .orderBy(desc(deployments.id));
+  const keepDirs = new Set(kept.slice(0, keep).map((d) => d.artifactDir));
+  const [current] = await ctx.db.select().from(environments).where(eq(environments.id, environment.id));
+  for (const old of kept.slice(keep)) {
+    if (old.id === current?.currentDeploymentId || keepDirs.has(old.artifactDir)) continue;
+    fs.rmSync(deploymentDirs(ctx.config.dataDir, old.id).root, { recursive: true, force: true });
+    await ctx.db
+      .update(deployments)
+      .set({ artifactDir: null })
+      .where(eq(deployments.artifactDir, old.artifactDir as string));
+  }
+  // Failed and cancelled builds are never served: their folders go at once.
+  const failed = await ctx.db
+    .select({ id: deployments.id })
+    .from(deployments)
+    .where(
+      and(
+        eq(deployments.environmentId, environment.id),
+        inArray(deployments.status, ['failed', 'cancelled']),
+        isNotNull(deployments.artifactDir),
+        lt(deployments.id, kept[0]?.id ?? 0),
+      ),
+    );
+  for (const row of failed) {
+    fs.rmSync(deploymentDirs(ctx.config.dataDir, row.id).root, { recursive: true, force: true });
+    await ctx.db.update(deployments).set({ artifactDir: null }).where(eq(deployments.id, row.id));
+  }
+}
+
+export async function runDeploymentPipeline(ctx: AppContext, deploymentId: number, job: RunningJob): Promise<void> {
+  const [row] = await ctx.db.select().from(deployments).where(eq(deployments.id, deploymentId));
+  if (!row || !['queued', 'building', 'deploying'].includes(row.status)) return;
+  const project = await getProjectRow(ctx, row.projectId);
+  let environment = await getEnvironmentRow(ctx, project.id, row.environmentId);
+  const reporter = new Reporter(ctx, deploymentId);
+  const writer = deploymentLogWriter(ctx.pool);
+  let started = false;
+  try {
+    let plan: BuildPlan;
+    let env: Record<string, string>;
+    let appDir: string;
+    if (row.sourceDeploymentId) {
+      plan = row.plan as unknown as BuildPlan;
+      env = row.envSealed ? (JSON.parse(ctx.box.open(row.envSealed)) as Record<string, string>) : {};
+      appDir = row.artifactDir ?? '';
+      reporter.log(
+        `Rollback to deployment ${row.sourceDeploymentId} (${row.commitSha?.slice(0, 7)}): its build and env vars, no rebuild`,
+        'system',
+      );
+      if (!fs.existsSync(appDir)) throw new Error(`The build of deployment ${row.sourceDeploymentId} is gone from disk`);
+    } else {
+      if (row.status === 'deploying') {
+        reporter.log('The platform restarted while this deployment was starting: building it again', 'system');
+        await ctx.db.update(deployments).set({ status: 'building' }).where(eq(deployments.id, row.id));
+        row.status = 'building';
+      }
+      const built = await build(ctx, row, project, environment, reporter, job.signal);
+      if (!built) return;
+      ({ plan, env, appDir } = built);
+    }
+    if (!(await transition(ctx, deploymentId, 'deploying'))) return;
+
+    if (plan.kind === 'server') {
+      const runtime = await reporter.step(
+        'start',
+        async () => {
+          const running = await ctx.runtime.start({
+            deploymentId,
+            appDir,
+            processes: plan.processes,
+            env: { ...env, NODE_ENV: 'production' },
+            port: plan.port,
+            limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
+          });
+          started = true;
+          await ctx.db
+            .update(deployments)
+            .set({ runtime: running as unknown as Record<string, unknown> })
+            .where(eq(deployments.id, deploymentId));
+          return running;
+        },
+        (r) => r.processes.map((p) => `${p.type}${p.port ? ` on port ${p.port}` : ''}`).join(', '),
+      );
+      const webPort = plan.port ?? runtime.processes.find((p) => p.type === 'web')?.port;
+      if (webPort) {
+        await reporter.step(
+          'health check',
+          () => waitHealthy(ctx, deploymentId, webPort, plan.healthCheckPath, job.signal, reporter),
+          (s) => `answered ${s}`,
+        );
+      } else await reporter.skip('health check', 'no web process');
+    } else {
+      await reporter.skip('start', 'static site: served by the edge from disk');
+      await reporter.skip('health check', 'static site');
+    }
+
+    const previousId = await reporter.step('switch', async () => {
+      [environment] = (await ctx.db.select().from(environments).where(eq(environments.id, environment.id))) as [EnvironmentRow];
+      const previous = environment.currentDeploymentId;
+      const ready = await transition(ctx, deploymentId, 'ready', { error: null });
+      if (!ready) throw new Error('The deployment was cancelled before it could take traffic');
+      await ctx.db
+        .update(environments)
+        .set({ currentDeploymentId: deploymentId, updatedAt: new Date() })
+        .where(eq(environments.id, environment.id));
+      const applied = await publishRoutes(ctx);
+      reporter.log(
+        applied
+          ? 'The edge now sends traffic to this deployment'
+          : 'The edge did not confirm the new route in time; it will pick it up when it reconnects',
+      );
+      return previous !== deploymentId ? previous : null;
+    });
+    await reporter.step('drain', () => drainPrevious(ctx, previousId, reporter));
+    const keep = (await getSettings(ctx)).kept_builds_per_environment;
+    await pruneBuilds(ctx, environment, keep).catch((error: Error) =>
+      reporter.log(`Could not prune old builds: ${error.message}`, 'system'),
+    );
+    reporter.log(`Ready: ${plan.kind === 'static' ? 'static site' : 'app'} deployed`, 'system');
+  } catch (error) {
+    if (job.signal.aborted && !job.cancelled) throw error; // the node is stopping: the job runs again elsewhere
+    const cancelled = job.cancelled || error instanceof JobCancelledError;
+    const crashed = error instanceof CrashedError;
+    const message = cancelled ? 'Cancelled' : (error as Error).message;
+    const status: DeploymentStatus = cancelled ? 'cancelled' : crashed ? 'crashed' : 'failed';
+    await transition(ctx, deploymentId, status, { error: message.slice(0, 4000) });
+    reporter.log(`${status === 'cancelled' ? 'Cancelled' : 'Failed'}: ${message}`, 'system');
+    if (started) await ctx.runtime.stop(deploymentId, { graceMs: 2000 }).catch(() => undefined);
+    await ctx.db.update(deployments).set({ runtime: null }).where(eq(deployments.id, deploymentId));
+    if (!cancelled) {
+      await publishAlert(ctx, {
+        type: crashed ? 'deployment_failed' : 'build_error',
+        severity: 'critical',
+        title: `${project.name}: deployment ${deploymentId} ${crashed ? 'crashed at start' : 'failed'}`,
+        message: `${message}\n\nThe previous deployment keeps serving ${environment.name}.`,
+        group_key: `deployment:${project.id}:${environment.id}`,
+        project_id: project.id,
+        data: { deployment_id: deploymentId, environment_id: environment.id, commit_sha: row.commitSha },
+      }).catch(() => undefined);
+    }
+    await publishRoutes(ctx, { waitMs: 0 }).catch(() => undefined);
+  } finally {
+    await writer.flush();
+  }
+}
+
+/** Deployments whose environment moved on: nothing of theirs runs (used by deletion and pruning). */
+export async function otherDeploymentsOf(ctx: AppContext, environmentId: number, exceptId: number) {
+  return ctx.db
+    .select()
+    .from(deployments)
+    .where(and(eq(deployments.environmentId, environmentId), ne(deployments.id, exceptId)));
+}

@@ -1,0 +1,137 @@
+import type { createProjectRequestSchema, ProjectDetail } from '@launchbay/contract';
+import { eq } from 'drizzle-orm';
+import type { z } from 'zod';
+import type { AppContext } from '../../context';
+import { checkRemote, type GitUrl, generateDeployKey, knownHostsPath, parseGitUrl } from '../../engine/pipeline/source';
+import { badRequest } from '../../lib/errors';
+import type { Principal } from '../../lib/http';
+import { lastDeployment, startDeployment } from '../deployments/service';
+import { createEnvironmentRow, environmentUrl, listEnvironmentRows, toEnvironment } from '../environments/service';
+import { getSettings } from '../settings/service';
+import { projects } from './schema';
+import { type ProjectRow, uniqueSlug } from './service';
+
+type CreateInput = z.output<typeof createProjectRequestSchema>;
+
+/** How long the repository check before creating may take: a host that does not answer is a clear 400, not a hang. */
+const REMOTE_CHECK_MS = 15_000;
+const FAILURE_FIELD: Record<string, string> = {
+  url: 'git_url',
+  token: 'git_token',
+  branch: 'branch',
+  sshKey: 'git_url',
+  commit: 'branch',
+};
+
+/**
+ * Creates a project from a git repository: the address and branch are checked against the host
+ * first (nothing is created for an unreachable repository or a missing branch), then the project,
+ * its production environment and its first deployment exist together.
+ */
+export async function createProject(ctx: AppContext, principal: Principal, input: CreateInput): Promise<ProjectRow> {
+  let parsed: GitUrl;
+  try {
+    parsed = parseGitUrl(input.git_url);
+  } catch (error) {
+    const message = (error as Error).message;
+    throw badRequest(message, [{ path: 'git_url', message }]);
+  }
+  const isAdmin = principal.roles.includes('admin');
+  const settings = await getSettings(ctx);
+  const isSsh = parsed.protocol === 'ssh';
+  if (isSsh && input.git_token) {
+    throw badRequest('A token is for https addresses; an ssh address uses the deploy key the platform generates', [
+      { path: 'git_token', message: 'Not used with an ssh address' },
+    ]);
+  }
+  const deployKey = isSsh ? generateDeployKey() : null;
+  const check = await checkRemote({
+    url: parsed.remote,
+    token: input.git_token ?? undefined,
+    sshKey: deployKey?.privateKeyPem,
+    knownHostsFile: knownHostsPath(ctx.config.dataDir),
+    branch: input.branch,
+    allowPrivateNetwork: isAdmin || settings.allow_private_network_targets,
+    timeoutMs: REMOTE_CHECK_MS,
+  });
+  // A new deploy key cannot be known to the repository yet: the project is created and shows the key to add.
+  if (!check.ok && !(deployKey && check.reason === 'auth_failed')) {
+    const field = FAILURE_FIELD[check.field] ?? 'git_url';
+    throw badRequest(check.message, [{ path: field, message: check.message }]);
+  }
+  const slug = await uniqueSlug(ctx, input.name);
+  const [project] = await ctx.db
+    .insert(projects)
+    .values({
+      name: input.name,
+      slug,
+      gitUrl: parsed.remote,
+      gitTokenSealed: input.git_token ? ctx.box.seal(input.git_token) : null,
+      deployKeySealed: deployKey ? ctx.box.seal(deployKey.privateKeyPem) : null,
+      deployKeyPublic: deployKey?.publicKey ?? null,
+      gitSavedByAdmin: isAdmin,
+      branch: input.branch,
+      rootDirectory: input.root_directory ?? '.',
+      preset: input.preset ?? null,
+      installCommand: input.install_command ?? null,
+      buildCommand: input.build_command ?? null,
+      startCommand: input.start_command ?? null,
+      outputDirectory: input.output_directory ?? null,
+      port: input.port ?? null,
+    })
+    .returning();
+  if (!project) throw new Error('the project was not created');
+  const production = await createEnvironmentRow(ctx, {
+    projectId: project.id,
+    name: 'production',
+    slug: 'production',
+    branch: input.branch,
+    isProduction: true,
+  });
+  if (check.ok) {
+    await startDeployment(ctx, {
+      project,
+      environment: production,
+      trigger: 'create',
+      createdBy: principal.userId,
+      commit: check.headSha,
+    });
+  }
+  return project;
+}
+
+export async function projectDetail(ctx: AppContext, project: ProjectRow): Promise<ProjectDetail> {
+  const envs = await listEnvironmentRows(ctx, project.id);
+  const production = envs.find((env) => env.isProduction);
+  return {
+    id: project.id,
+    name: project.name,
+    slug: project.slug,
+    created_at: project.createdAt.toISOString(),
+    updated_at: project.updatedAt.toISOString(),
+    git_url: project.gitUrl,
+    has_git_token: project.gitTokenSealed !== null,
+    deploy_key_public: project.deployKeyPublic,
+    branch: project.branch,
+    root_directory: project.rootDirectory,
+    preset: project.preset,
+    install_command: project.installCommand,
+    build_command: project.buildCommand,
+    start_command: project.startCommand,
+    output_directory: project.outputDirectory,
+    port: project.port,
+    automatic_deploy: project.automaticDeploy,
+    url: production ? await environmentUrl(ctx, project.slug, production) : '',
+    environments: await Promise.all(envs.map((env) => toEnvironment(ctx, project.slug, env))),
+    last_deployment: await lastDeployment(ctx, project),
+  };
+}
+
+export async function renameProject(ctx: AppContext, project: ProjectRow, input: { name?: string }) {
+  const [updated] = await ctx.db
+    .update(projects)
+    .set({ ...(input.name ? { name: input.name } : {}), updatedAt: new Date() })
+    .where(eq(projects.id, project.id))
+    .returning();
+  return updated ?? project;
+}

@@ -1,0 +1,231 @@
+import http from 'node:http';
+import { type GitServer, startGitServer } from '@launchbay/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, type ApiError, apiClient } from '../helpers/api';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+
+/**
+ * The deploy core against real pieces: a git server over HTTP with a token, the platform's
+ * pipeline (clone, configure, install, build, start, health check, switch), its process runtime
+ * and its edge proxy, reached by Host name like a browser would.
+ */
+
+type Deployment = {
+  id: number;
+  status: string;
+  commit_sha: string | null;
+  error: string | null;
+  is_current: boolean;
+  url: string;
+};
+type Project = { id: number; slug: string; url: string; environments: { id: number; name: string }[] };
+
+let platform: TestPlatform;
+let api: Api;
+let admin: string;
+let git: GitServer;
+const TOKEN = 'git-token-123';
+
+beforeAll(async () => {
+  git = await startGitServer({ token: TOKEN });
+  platform = await startTestPlatform();
+  api = apiClient(platform.url);
+  admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+});
+afterAll(async () => {
+  await platform?.close();
+  await git?.close();
+});
+
+const edgePort = () => platform.ctx.edge.port();
+
+/** A request through the edge for a host, as a browser resolving `{slug}.localhost` would send it. */
+async function viaEdge(
+  host: string,
+  path = '/',
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string }> {
+  // node:http, not fetch: fetch may not send a Host header of the caller's choosing.
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      { host: '127.0.0.1', port: edgePort(), path, headers: { ...headers, host }, agent: false },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    request.on('error', reject);
+  });
+}
+
+async function waitForDeployment(
+  projectId: number,
+  deploymentId: number,
+  statuses: string[],
+  timeoutMs = 90_000,
+): Promise<Deployment> {
+  const deadline = Date.now() + timeoutMs;
+  let last: Deployment | undefined;
+  while (Date.now() < deadline) {
+    const response = await api.call<Deployment>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token: admin });
+    last = response.body;
+    if (statuses.includes(last.status)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const log = await api.call<string>('GET', `/projects/${projectId}/deployments/${deploymentId}/logs`, { token: admin });
+  throw new Error(`deployment ${deploymentId} is ${last?.status}, not ${statuses.join('/')}: ${last?.error}\n${log.body}`);
+}
+
+async function createProject(name: string, repoUrl: string, extra: Record<string, unknown> = {}) {
+  const created = await api.call<Project>('POST', '/projects', {
+    token: admin,
+    body: { name, git_url: repoUrl, git_token: TOKEN, branch: 'main', ...extra },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const last = await api.call<Deployment>('GET', `/projects/${created.body.id}/last-deployment`, { token: admin });
+  return { project: created.body, deployment: last.body };
+}
+
+const SERVER_JS = (text: string) => `
+const http = require('node:http');
+http.createServer((req, res) => {
+  res.setHeader('content-type', 'text/plain');
+  res.end(${JSON.stringify(text)} + ' greeting=' + (process.env.GREETING || 'none') + ' xff=' + (req.headers['x-forwarded-for'] || ''));
+}).listen(Number(process.env.PORT), process.env.HOST);
+`;
+
+describe('a git URL becomes a live app', { timeout: 180_000 }, () => {
+  it('a static site is cloned, built and served by the edge from disk', async () => {
+    const repo = await git.createRepo('acme/site', { 'index.html': '<h1>Hello from the static site</h1>' });
+    const { project, deployment } = await createProject('Static Site', repo.url);
+    expect(project.slug).toBe('static-site');
+    expect(project.url).toBe(`http://static-site.localhost:${edgePort()}`);
+    const ready = await waitForDeployment(project.id, deployment.id, ['ready', 'failed']);
+    expect(ready.status, ready.error ?? '').toBe('ready');
+    expect(ready.commit_sha).toBe(await repo.head());
+    expect(ready.is_current).toBe(true);
+    const page = await viaEdge('static-site.localhost');
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('Hello from the static site');
+  });
+
+  it('a Node server runs as a process on its own port behind the edge, with its env vars; a redeploy switches to the new commit', async () => {
+    const repo = await git.createRepo('acme/api', {
+      'package.json': JSON.stringify({ name: 'api', version: '1.0.0', scripts: { start: 'node server.js' } }),
+      'server.js': SERVER_JS('version one'),
+    });
+    const { project, deployment } = await createProject('Api', repo.url);
+    const first = await waitForDeployment(project.id, deployment.id, ['ready', 'failed', 'crashed']);
+    expect(first.status, first.error ?? '').toBe('ready');
+    const page = await viaEdge('api.localhost', '/');
+    expect(page.body).toContain('version one greeting=none');
+
+    const envVar = await api.call('POST', `/projects/${project.id}/env-vars`, {
+      token: admin,
+      body: { key: 'GREETING', value: 'hej' },
+    });
+    expect(envVar.status).toBe(201);
+    const sha = await repo.commit({ 'server.js': SERVER_JS('version two') }, 'Second version');
+    const triggered = await api.call<{ deployment_id: number }>('POST', `/projects/${project.id}/trigger-pipeline`, {
+      token: admin,
+      body: {},
+    });
+    expect(triggered.status).toBe(202);
+    const second = await waitForDeployment(project.id, triggered.body.deployment_id, ['ready', 'failed', 'crashed']);
+    expect(second.status, second.error ?? '').toBe('ready');
+    expect(second.commit_sha).toBe(sha);
+    const after = await viaEdge('api.localhost');
+    expect(after.body).toContain('version two greeting=hej');
+    // The edge says who the client is; what a client claims is not passed on as if the edge said it.
+    const spoofed = await fetch(`http://127.0.0.1:${edgePort()}/`, {
+      headers: { host: 'api.localhost', 'x-forwarded-for': '6.6.6.6' },
+    });
+    expect(await spoofed.text()).not.toContain('6.6.6.6');
+
+    // A build that fails leaves the running version serving.
+    await repo.commit(
+      { 'package.json': JSON.stringify({ name: 'api', scripts: { build: 'exit 3', start: 'node server.js' } }) },
+      'Broken build',
+    );
+    const broken = await api.call<{ deployment_id: number }>('POST', `/projects/${project.id}/trigger-pipeline`, {
+      token: admin,
+      body: {},
+    });
+    const failed = await waitForDeployment(project.id, broken.body.deployment_id, ['ready', 'failed', 'crashed']);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toContain('exit code 3');
+    expect((await viaEdge('api.localhost')).body).toContain('version two');
+
+    // Rollback: the first deployment serves again, its commit and env vars, without a build.
+    const rollback = await api.call<{ deployment_id: number }>(
+      'POST',
+      `/projects/${project.id}/deployments/${first.id}/rollback`,
+      { token: admin },
+    );
+    expect(rollback.status).toBe(202);
+    const rolled = await waitForDeployment(project.id, rollback.body.deployment_id, ['ready', 'failed', 'crashed']);
+    expect(rolled.status, rolled.error ?? '').toBe('ready');
+    expect(rolled.commit_sha).toBe(first.commit_sha);
+    expect((await viaEdge('api.localhost')).body).toContain('version one greeting=none');
+    const steps = await api.call<{ jobs: { name: string }[] }>(
+      'GET',
+      `/projects/${project.id}/deployments/${rollback.body.deployment_id}/jobs`,
+      { token: admin },
+    );
+    expect(steps.body.jobs.map((s) => s.name)).not.toContain('build');
+
+    const logs = await api.call<string>('GET', `/projects/${project.id}/deployments/${second.id}/logs`, { token: admin });
+    expect(logs.body).toContain('── clone');
+    expect(logs.body).not.toContain(TOKEN);
+  });
+
+  it('an app that exits at start is marked crashed and never takes traffic', async () => {
+    const repo = await git.createRepo('acme/crash', {
+      'package.json': JSON.stringify({ name: 'crash', scripts: { start: 'node server.js' } }),
+      'server.js': SERVER_JS('stable'),
+    });
+    const { project, deployment } = await createProject('Crashy', repo.url);
+    expect((await waitForDeployment(project.id, deployment.id, ['ready', 'failed', 'crashed'])).status).toBe('ready');
+    await repo.commit({ 'server.js': 'process.exit(1)' }, 'Exit at start');
+    const triggered = await api.call<{ deployment_id: number }>('POST', `/projects/${project.id}/trigger-pipeline`, {
+      token: admin,
+      body: {},
+    });
+    const crashed = await waitForDeployment(project.id, triggered.body.deployment_id, ['ready', 'failed', 'crashed'], 120_000);
+    expect(crashed.status).toBe('crashed');
+    expect((await viaEdge('crashy.localhost')).body).toContain('stable');
+  });
+
+  it('refuses a repository it cannot reach or a branch that does not exist, before creating anything', async () => {
+    const repo = await git.createRepo('acme/branches', { 'index.html': 'x' });
+    const before = (await api.call<{ total: number }>('GET', '/projects', { token: admin })).body.total;
+    const missingBranch = await api.call<ApiError>('POST', '/projects', {
+      token: admin,
+      body: { name: 'Nope', git_url: repo.url, git_token: TOKEN, branch: 'does-not-exist' },
+    });
+    expect(missingBranch.status).toBe(400);
+    expect(missingBranch.body.errors?.[0]?.path).toBe('branch');
+    expect(missingBranch.body.detail).toContain('does-not-exist');
+    const badToken = await api.call<ApiError>('POST', '/projects', {
+      token: admin,
+      body: { name: 'Nope', git_url: repo.url, git_token: 'wrong', branch: 'main' },
+    });
+    expect(badToken.status).toBe(400);
+    const noRepo = await api.call<ApiError>('POST', '/projects', {
+      token: admin,
+      body: { name: 'Nope', git_url: git.urlFor('acme/missing'), git_token: TOKEN, branch: 'main' },
+    });
+    expect(noRepo.status).toBe(400);
+    const badUrl = await api.call<ApiError>('POST', '/projects', {
+      token: admin,
+      body: { name: 'Nope', git_url: 'file:///etc', branch: 'main' },
+    });
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body.errors?.[0]?.path).toBe('git_url');
+    expect((await api.call<{ total: number }>('GET', '/projects', { token: admin })).body.total).toBe(before);
+  });
+});
