@@ -19,15 +19,15 @@ export type CommandOptions = {
   log: BuildLog;
   signal: AbortSignal;
   timeoutMs: number;
-  /** Wraps the command (the sandbox); identity when none. */
-  wrap?: (argv: string[]) => string[];
+  /** The command line for a command (the runtime's sandbox); `sh -c command` when not given. */
+  commandLine?: (command: string) => Promise<string[]>;
 };
 
 const MAX_LINE = 4000;
 
 /** Runs `sh -c command`, streaming its output line by line; rejects with the reason on a non-zero exit, a timeout or an abort. */
-export function runCommand(command: string, options: CommandOptions): Promise<void> {
-  const argv = (options.wrap ?? ((a) => a))(['sh', '-c', command]);
+export async function runCommand(command: string, options: CommandOptions): Promise<void> {
+  const argv = options.commandLine ? await options.commandLine(command) : ['sh', '-c', command];
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0] as string, argv.slice(1), {
       cwd: options.cwd,

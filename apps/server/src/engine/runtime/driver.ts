@@ -103,6 +103,13 @@ export interface RuntimeDriver {
   status(deploymentId: number): RunningDeployment | null;
   onEvent(listener: (event: RuntimeEvent) => void): () => void;
   onLog(listener: (line: LogLine) => void): () => void;
+  /**
+   * The command line that runs a one-off command (an install or a build) the way apps run: in the
+   * sandbox, as the apps' user, in `dir` (which is given to that user). `sh -c command` where there is no sandbox.
+   */
+  commandLine(dir: string, command: string): Promise<string[]>;
+  /** Gives a folder tree the platform wrote (a restored cache) to the apps' user, so commands run by commandLine may change it. */
+  handOver(dir: string): Promise<void>;
   /** Stops watching (the apps keep running: they must serve through a restart of the control plane). */
   close(): Promise<void>;
 }

@@ -41,6 +41,7 @@ const VERB_SEGMENTS = new Set([
   'renew',
   'finalize',
   'trigger-pipeline',
+  'rollback',
   'update-token',
 ]);
 const SECRET_KEY = /pass(word)?|secret|token|api_?key|^code$|webhook|credential|private|authorization|cookie/i;

@@ -11,6 +11,7 @@ import {
   runCommand,
   saveBuildCaches,
   saveDependencies,
+  shellQuote,
 } from '../../engine/pipeline/build';
 import type { BuildPlan } from '../../engine/pipeline/build-plan';
 import { resolveBuildPlan } from '../../engine/pipeline/config/resolve';
@@ -203,6 +204,8 @@ async function build(
     async () => {
       const deps = await restoreDependencies(appDir, cache, key, signal);
       const caches = await restoreBuildCaches(appDir, cache, plan.cacheDirectories, signal);
+      if (deps) await ctx.runtime.handOver(path.join(appDir, 'node_modules'));
+      for (const folder of caches) await ctx.runtime.handOver(path.join(appDir, folder));
       reporter.log(
         deps ? `Dependencies restored from the cache (${key?.slice(0, 12)})` : 'No cached dependencies for this lockfile',
       );
@@ -210,13 +213,16 @@ async function build(
     },
     (r) => (r.deps ? 'dependencies restored' : 'nothing cached'),
   );
+  // Install and build scripts come from the repository: they run in the apps' sandbox, as the apps' user,
+  // with only the deployment's folder writable (never the platform's data and keys).
   const run = (command: string, extra: Record<string, string> = {}) =>
     runCommand(command, {
       cwd: appDir,
-      env: commandEnv(userEnv, extra),
+      env: commandEnv(userEnv, { HOME: '/tmp', ...extra }),
       log: (line) => reporter.log(line),
       signal,
       timeoutMs: BUILD_TIME_LIMIT_MS,
+      commandLine: (cmd) => ctx.runtime.commandLine(dirs.root, `cd ${shellQuote(appDir)} && ${cmd}`),
     });
 
   if (plan.installCommand && !restored.deps) {

@@ -21,7 +21,16 @@ import { type CgroupSupport, cgroupPids, createCgroup, detectCgroups, procsFiles
 import { LogTail } from './log-tail';
 import { type DeploymentOverhead, measureRuntimeOverhead } from './overhead';
 import { childrenOf, groupAlive, processGroupOf, trySignal } from './proc';
-import { detectSandbox, ensureOwner, plainArgv, type RunAs, type SandboxSupport, sandboxArgv } from './sandbox';
+import {
+  chownTree,
+  detectSandbox,
+  ensureOwner,
+  isRoot,
+  plainArgv,
+  type RunAs,
+  type SandboxSupport,
+  sandboxArgv,
+} from './sandbox';
 import {
   type DeploymentRecord,
   deploymentDir,
@@ -249,6 +258,19 @@ export class ProcessDriver implements RuntimeDriver {
   /** Memory of the runtime's own processes (bwrap, wrapping shells) beside the app's, per process. */
   measureOverhead(deploymentId: number): DeploymentOverhead | null {
     return measureRuntimeOverhead(this.stateDir, deploymentId);
+  }
+
+  async commandLine(dir: string, command: string): Promise<string[]> {
+    const caps = await this.capabilities();
+    if (caps.sandbox.kind !== 'bubblewrap') return ['/bin/sh', '-c', command];
+    await ensureOwner(dir, caps.sandbox.runAs);
+    return sandboxArgv(caps.sandbox, { appDir: dir, dataDir: this.dataDir, stateDir: this.stateDir, command });
+  }
+
+  async handOver(dir: string): Promise<void> {
+    const caps = await this.capabilities();
+    if (caps.sandbox.kind !== 'bubblewrap' || !caps.sandbox.runAs || !isRoot()) return;
+    await chownTree(dir, caps.sandbox.runAs);
   }
 
   async start(spec: DeploymentRunSpec): Promise<RunningDeployment> {

@@ -170,6 +170,11 @@ export async function ensureOwner(dir: string, runAs: RunAs | null): Promise<voi
   if (!runAs || !isRoot()) return;
   const stat = await fs.promises.stat(dir);
   if (stat.uid === runAs.uid && stat.gid === runAs.gid) return;
+  await chownTree(dir, runAs);
+}
+
+/** chown -R, whatever the top folder's owner. */
+export async function chownTree(dir: string, runAs: RunAs): Promise<void> {
   const result = await run(['chown', '-R', `${runAs.uid}:${runAs.gid}`, dir], dir);
   if (!result.ok) throw new Error(`could not give ${dir} to uid ${runAs.uid}: ${result.output}`);
 }
