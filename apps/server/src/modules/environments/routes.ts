@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { conflict } from '../../lib/errors';
 import type { App } from '../../lib/http';
-import { getProjectRow } from '../projects/service';
+import { getProjectRow, setProjectBranch } from '../projects/service';
 import { environments } from './schema';
 import { createEnvironmentRow, getEnvironmentRow, listEnvironmentRows, toEnvironment } from './service';
 
@@ -20,6 +20,16 @@ const createEnvironmentRequestSchema = z.object({
     .regex(SLUG_PATTERN, 'Lowercase letters, digits and dashes (it becomes part of the address)')
     .refine((name) => name !== 'production', 'The project already has its production environment'),
   branch: branchNameSchema,
+});
+
+const containerSchema = z.object({
+  name: z.string(),
+  type: z.string(),
+  index: z.number().int(),
+  pid: z.number().int().nullable(),
+  port: z.number().int().nullable(),
+  state: z.string(),
+  restarts: z.number().int(),
 });
 
 const environmentSettingsSchema = z
@@ -96,6 +106,35 @@ export async function environmentRoutes(app: App, ctx: AppContext) {
     },
   );
 
+  app.get(
+    '/projects/:id/environments/:env_id/containers',
+    {
+      schema: {
+        tags: ['environments'],
+        summary: "The processes of the environment's current deployment (type, pid, port, state, restarts)",
+        params: envParamsSchema,
+        response: { 200: z.object({ deployment_id: z.number().int().nullable(), containers: z.array(containerSchema) }) },
+      },
+    },
+    async (request) => {
+      const project = await getProjectRow(ctx, request.params.id);
+      const env = await getEnvironmentRow(ctx, project.id, request.params.env_id);
+      const running = env.currentDeploymentId ? ctx.runtime.status(env.currentDeploymentId) : null;
+      return {
+        deployment_id: env.currentDeploymentId,
+        containers: (running?.processes ?? []).map((p) => ({
+          name: `${p.type}.${p.index}`,
+          type: p.type,
+          index: p.index,
+          pid: p.pid,
+          port: p.port,
+          state: p.state,
+          restarts: p.restarts,
+        })),
+      };
+    },
+  );
+
   app.put(
     '/projects/:id/environments/:env_id/settings',
     {
@@ -122,6 +161,7 @@ export async function environmentRoutes(app: App, ctx: AppContext) {
         })
         .where(eq(environments.id, row.id))
         .returning();
+      if (row.isProduction && body.branch !== undefined) await setProjectBranch(ctx, project.id, body.branch);
       return toEnvironment(ctx, project.slug, updated ?? row);
     },
   );

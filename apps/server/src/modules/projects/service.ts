@@ -40,3 +40,8 @@ export async function getProjectBySlug(ctx: AppContext, slug: string): Promise<P
   if (!project) throw notFound(`No project with the slug ${slug}`);
   return project;
 }
+
+/** The production environment's branch is the project's branch: kept the same on both. */
+export async function setProjectBranch(ctx: AppContext, projectId: number, branch: string): Promise<void> {
+  await ctx.db.update(projects).set({ branch, updatedAt: new Date() }).where(eq(projects.id, projectId));
+}
