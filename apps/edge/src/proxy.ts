@@ -1,8 +1,30 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
-import { type EdgeIdentity, IDENTITY_HEADER, IDENTITY_PATH, normalizeHost } from '@launchbay/edge-protocol';
-import { sendBadRequest, sendNoApp, sendUnavailable } from './pages';
+import {
+  type EdgeIdentity,
+  IDENTITY_HEADER,
+  IDENTITY_PATH,
+  normalizeHost,
+  type Route,
+  type RouteUpstream,
+} from '@launchbay/edge-protocol';
+import { forward } from './forward';
+import {
+  badRequestPage,
+  downPage,
+  noAppPage,
+  type Page,
+  sendPage,
+  sendPageOnSocket,
+  startingPage,
+  unreachablePage,
+} from './pages';
 import type { RouteTableHolder } from './route-table';
+import { StaticFiles } from './static';
+import { proxyUpgrade } from './upgrade';
+import { UpstreamPools, type UpstreamTimeouts } from './upstreams';
+
+export const DEFAULT_TIMEOUTS: UpstreamTimeouts = { connectMs: 5000, headersMs: 60_000 };
 
 /** The host a request is for: the Host header (or the HTTP/2-style authority) without its port. */
 export function requestHost(req: http.IncomingMessage): string | null {
@@ -20,30 +42,86 @@ function isIdentityRequest(req: http.IncomingMessage, instanceId: string): boole
   return timingSafeEqual(Buffer.from(claimed), Buffer.from(instanceId));
 }
 
-export function createProxyServer(options: {
+type Destination =
+  | { kind: 'page'; page: Page }
+  | { kind: 'static'; host: string; route: Route & { target: { kind: 'static' } } }
+  | { kind: 'upstream'; host: string; path: string; upstream: RouteUpstream };
+
+export type ProxyServerOptions = {
   instanceId: string;
   routes: RouteTableHolder;
   identity: () => EdgeIdentity;
-}): http.Server {
-  const server = http.createServer({ keepAliveTimeout: 5000, requestTimeout: 60_000 }, (req, res) => {
-    // The control plane asking who listens here; without the instance id this path is ordinary traffic.
-    if (isIdentityRequest(req, options.instanceId)) {
-      const body = JSON.stringify(options.identity());
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(body);
-      return;
-    }
+  timeouts?: Partial<UpstreamTimeouts>;
+};
+
+/**
+ * The edge's HTTP server: routes each request by Host (and path prefix) to the live deployment's
+ * upstreams, a static folder, or one of the edge's own pages. A request keeps the route it found
+ * when it arrived, so switching the table to a new deployment never disturbs requests in flight.
+ */
+export function createProxyServer(options: ProxyServerOptions): http.Server {
+  const timeouts: UpstreamTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+  const pools = new UpstreamPools(timeouts);
+  const files = new StaticFiles();
+  const { routes } = options;
+  const stopWatching = routes.onChange((table) => pools.retain(table));
+
+  const destination = (req: http.IncomingMessage): Destination => {
     const host = requestHost(req);
-    if (!host) return sendBadRequest(req, res, 'The request has no valid Host header.');
-    const path = (req.url ?? '/').split('?')[0] ?? '/';
-    const route = options.routes.match(host, path);
-    if (!route) return sendNoApp(req, res, host);
-    // Forwarding to the app's upstreams arrives with deployments (the deploy issue).
-    sendUnavailable(req, res, host);
+    if (!host) return { kind: 'page', page: badRequestPage('The request has no valid Host header.') };
+    const url = req.url ?? '/';
+    if (url[0] !== '/') return { kind: 'page', page: badRequestPage('The request target must be a path.') };
+    const query = url.indexOf('?');
+    const path = query === -1 ? url : url.slice(0, query);
+    const route = routes.match(host, path);
+    if (!route) return { kind: 'page', page: noAppPage(host) };
+    if (route.state === 'starting') return { kind: 'page', page: startingPage(host) };
+    if (route.state === 'down') return { kind: 'page', page: downPage(host) };
+    if (route.target.kind === 'static') return { kind: 'static', host, route: route as Route & { target: { kind: 'static' } } };
+    const upstream = pools.pick(route);
+    // Live with no upstream to send to: as good as down, and said so at once.
+    if (!upstream) return { kind: 'page', page: unreachablePage(host) };
+    return { kind: 'upstream', host, path, upstream };
+  };
+
+  const server = http.createServer(
+    // No limit on the whole request (an upload streams for as long as it takes); the headers must come quickly.
+    { keepAliveTimeout: 5000, headersTimeout: 30_000, requestTimeout: 0 },
+    (req, res) => {
+      // The control plane asking who listens here; without the instance id this path is ordinary traffic.
+      if (isIdentityRequest(req, options.instanceId)) {
+        const body = JSON.stringify(options.identity());
+        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+        res.end(body);
+        return;
+      }
+      const to = destination(req);
+      switch (to.kind) {
+        case 'page':
+          return sendPage(req, res, to.page);
+        case 'static':
+          return void files.serve(req, res, to.host, to.route.target, to.route.pathPrefix).catch(() => res.destroy());
+        case 'upstream':
+          return forward(req, res, to.host, to.upstream, { pools, rematch: () => routes.match(to.host, to.path) });
+      }
+    },
+  );
+  server.on('upgrade', (req: http.IncomingMessage, socket, head: Buffer) => {
+    socket.on('error', () => socket.destroy());
+    const to = destination(req);
+    if (to.kind === 'page') return sendPageOnSocket(req, socket, to.page);
+    if (to.kind === 'static') {
+      return sendPageOnSocket(req, socket, badRequestPage('This address does not take WebSocket connections.'));
+    }
+    proxyUpgrade(req, socket, head, to.host, to.upstream, timeouts);
   });
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else socket.destroy();
+  });
+  server.on('close', () => {
+    stopWatching();
+    void pools.close();
   });
   return server;
 }

@@ -36,7 +36,8 @@ export type EdgeState = {
   protocolVersion: number;
 };
 
-export const EDGE_PROTOCOL_VERSION = 1;
+/** 2: routes carry a target (upstreams or a static folder) and a state. */
+export const EDGE_PROTOCOL_VERSION = 2;
 
 /** The connection the edge uses for its route table and proxy-log rows (a pg client config, plain JSON). */
 export type EdgeDatabase =

@@ -3,6 +3,7 @@
  * change messages that reach the edge through LISTEN/NOTIFY. Hand-checked rather than zod so the
  * edge stays a small process with no schema library in it.
  */
+import path from 'node:path';
 
 /** The Postgres channel the control plane notifies after every committed change to the table. */
 export const ROUTE_CHANGE_CHANNEL = 'launchbay_edge_routes';
@@ -14,15 +15,40 @@ export const ROUTE_CHANGE_CHANNEL = 'launchbay_edge_routes';
  */
 export const ROUTE_TABLE_RELATION = 'edge_route_table';
 
-/** Where a request for a route goes: an app listening on a loopback port, or on a unix socket. */
+/** An app listening on a loopback port, or on a unix socket. */
 export type RouteUpstream = { kind: 'tcp'; host: string; port: number } | { kind: 'unix'; socketPath: string };
+
+/**
+ * Where a route's requests go: to the app's upstreams (several take turns, round-robin), or to a
+ * static build output served by the edge itself from disk, with no process. For a static target the
+ * route's path prefix is taken off the request path before it is looked up in `root` (a route for
+ * `/docs` serves `/docs/a.css` from `root/a.css`); upstreams get the request path unchanged.
+ */
+export type RouteTarget =
+  | { kind: 'upstreams'; upstreams: RouteUpstream[] }
+  | {
+      kind: 'static';
+      /** Absolute path of the build output folder. Nothing outside it is served, symbolic links included. */
+      root: string;
+      /** Unknown paths without a file extension get `index.html` (client-side routing). */
+      spaFallback: boolean;
+    };
+
+/**
+ * `live` serves the target; `starting` (the first deployment is on its way) and `down` (stopped or
+ * crashed) answer a page with status 503 and Retry-After instead, whatever the target.
+ */
+export type RouteState = 'live' | 'starting' | 'down';
+
+export const ROUTE_STATES: readonly RouteState[] = ['live', 'starting', 'down'];
 
 export type Route = {
   /** Lowercase host name without port, e.g. `shop.example.com`. */
   host: string;
   /** The longest matching prefix wins; `/` for a whole host. */
   pathPrefix: string;
-  upstreams: RouteUpstream[];
+  target: RouteTarget;
+  state: RouteState;
   /** What the proxy-log rows of this route are filed under. */
   projectId: number | null;
   environmentId: number | null;
@@ -90,13 +116,53 @@ export function parseUpstream(value: unknown, where = 'upstream'): RouteUpstream
   throw new ProtocolError(`${where}.kind: expected tcp or unix`);
 }
 
+function absolutePath(value: unknown, where: string): string {
+  const text = string(value, where);
+  if (text.includes('\0')) throw new ProtocolError(`${where}: must not contain NUL`);
+  if (!path.isAbsolute(text)) throw new ProtocolError(`${where}: expected an absolute path`);
+  const normal = path.normalize(text).replace(/(.)\/+$/, '$1');
+  if (normal === '/') throw new ProtocolError(`${where}: must be a folder, not the whole file system`);
+  return normal;
+}
+
+function upstreamList(value: unknown, where: string): RouteUpstream[] {
+  if (!Array.isArray(value)) throw new ProtocolError(`${where}: expected an array`);
+  return value.map((upstream, i) => parseUpstream(upstream, `${where}[${i}]`));
+}
+
+export function parseRouteTarget(value: unknown, where = 'target'): RouteTarget {
+  const raw = object(value, where);
+  if (raw.kind === 'upstreams') return { kind: 'upstreams', upstreams: upstreamList(raw.upstreams, `${where}.upstreams`) };
+  if (raw.kind === 'static') {
+    if (raw.spaFallback !== undefined && typeof raw.spaFallback !== 'boolean')
+      throw new ProtocolError(`${where}.spaFallback: expected a boolean`);
+    return { kind: 'static', root: absolutePath(raw.root, `${where}.root`), spaFallback: raw.spaFallback === true };
+  }
+  throw new ProtocolError(`${where}.kind: expected upstreams or static`);
+}
+
+function routeState(value: unknown, where: string): RouteState {
+  if (value === undefined) return 'live'; // written before routes had a state
+  if (typeof value === 'string' && (ROUTE_STATES as readonly string[]).includes(value)) return value as RouteState;
+  throw new ProtocolError(`${where}: expected ${ROUTE_STATES.join(', ')}`);
+}
+
+/**
+ * Parses one route. A route written before targets existed (`upstreams` beside the host) reads as
+ * an upstreams target, and one without a state as live.
+ */
 export function parseRoute(value: unknown, where = 'route'): Route {
   const raw = object(value, where);
-  if (!Array.isArray(raw.upstreams)) throw new ProtocolError(`${where}.upstreams: expected an array`);
+  let target: RouteTarget;
+  if (raw.target !== undefined) target = parseRouteTarget(raw.target, `${where}.target`);
+  else if (raw.upstreams !== undefined)
+    target = { kind: 'upstreams', upstreams: upstreamList(raw.upstreams, `${where}.upstreams`) };
+  else throw new ProtocolError(`${where}.target: expected an object`);
   return {
     host: normalizeHost(string(raw.host, `${where}.host`)),
     pathPrefix: pathPrefix(raw.pathPrefix, `${where}.pathPrefix`),
-    upstreams: raw.upstreams.map((upstream, i) => parseUpstream(upstream, `${where}.upstreams[${i}]`)),
+    target,
+    state: routeState(raw.state, `${where}.state`),
     projectId: optionalId(raw.projectId, `${where}.projectId`),
     environmentId: optionalId(raw.environmentId, `${where}.environmentId`),
     deploymentId: optionalId(raw.deploymentId, `${where}.deploymentId`),

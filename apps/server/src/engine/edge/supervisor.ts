@@ -6,6 +6,7 @@ import path from 'node:path';
 import {
   askEdgeIdentity,
   EDGE_INSTANCE_ENV,
+  EDGE_PROTOCOL_VERSION,
   type EdgeDatabase,
   type EdgeState,
   edgePaths,
@@ -185,6 +186,12 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
       const found = await adoptable();
       if (found && options.port !== 0 && found.port !== options.port) {
         log.info(`The edge proxy listens on port ${found.port}, PROXY_PORT is now ${options.port}: restarting it`);
+        await stopEdgeProcess(found);
+      } else if (found && found.protocolVersion !== EDGE_PROTOCOL_VERSION) {
+        // An edge from before an upgrade would refuse the route table's new shape and serve its last one forever.
+        log.info(
+          `The running edge proxy speaks protocol ${found.protocolVersion}, this platform ${EDGE_PROTOCOL_VERSION}: restarting it`,
+        );
         await stopEdgeProcess(found);
       } else if (found) {
         if (current?.instanceId !== found.instanceId)

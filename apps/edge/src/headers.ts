@@ -1,0 +1,106 @@
+import type { IncomingMessage } from 'node:http';
+
+/**
+ * Headers that describe one connection, not the message (RFC 9110 7.6.1): never passed on, either
+ * way. `proxy-authorization` is meant for this proxy, `expect` is answered by the edge itself
+ * (Node sends the 100 Continue), `http2-settings` belongs to an h2c upgrade the edge does not do.
+ */
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+  'expect',
+  'http2-settings',
+]);
+
+/**
+ * What the client says about where a request came from is not believed: these are removed and
+ * the edge's own forwarded headers set instead (overwritten, never appended to).
+ */
+const CLIENT_FORWARDING = new Set([
+  'forwarded',
+  'x-forwarded-for',
+  'x-forwarded-proto',
+  'x-forwarded-host',
+  'x-forwarded-port',
+  'x-real-ip',
+]);
+
+/** Header names a Connection header lists as hop-by-hop for this message, beyond the fixed ones. */
+function connectionTokens(value: string | undefined): Set<string> | null {
+  if (!value) return null;
+  let tokens: Set<string> | null = null;
+  for (const part of value.split(',')) {
+    const token = part.trim().toLowerCase();
+    if (!token || token === 'close' || token === 'keep-alive' || token === 'upgrade') continue;
+    tokens ??= new Set();
+    tokens.add(token);
+  }
+  return tokens;
+}
+
+/** The client's address as the app should see it: IPv4 clients without the `::ffff:` of a dual-stack socket. */
+export function clientAddress(req: IncomingMessage): string {
+  const address = req.socket.remoteAddress ?? '';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+/**
+ * The request headers the app gets, as a flat [name, value, ...] list in the client's order and
+ * case: hop-by-hop and client-sent forwarding headers dropped, then X-Forwarded-For (the client's
+ * address), X-Forwarded-Proto, X-Forwarded-Host (the Host the client asked for) and X-Real-IP set
+ * by the edge. The Host header goes through unchanged.
+ */
+export function upstreamRequestHeaders(req: IncomingMessage, forUpgrade: boolean): string[] {
+  const raw = req.rawHeaders;
+  const listed = connectionTokens(req.headers.connection);
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i] as string;
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || CLIENT_FORWARDING.has(lower) || listed?.has(lower)) continue;
+    out.push(name, raw[i + 1] as string);
+  }
+  if (forUpgrade) out.push('Connection', 'Upgrade', 'Upgrade', req.headers.upgrade ?? '');
+  const client = clientAddress(req);
+  out.push(
+    'X-Forwarded-For',
+    client,
+    'X-Forwarded-Proto',
+    (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
+    'X-Forwarded-Host',
+    req.headers.host ?? '',
+    'X-Real-IP',
+    client,
+  );
+  return out;
+}
+
+/** The app's response headers for the client, as a flat list: hop-by-hop ones dropped, the rest as they came. */
+export function clientResponseHeaders(raw: readonly (Buffer | string)[]): string[] {
+  let listed: Set<string> | null = null;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = String(raw[i]);
+    if (name.length === 10 && name.toLowerCase() === 'connection') listed = connectionTokens(latin1(raw[i + 1]));
+  }
+  const out: string[] = [];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = latin1(raw[i]);
+    const lower = name.toLowerCase();
+    if (HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
+    out.push(name, latin1(raw[i + 1]));
+  }
+  return out;
+}
+
+/** Header bytes as Node writes them back (latin1), so a value that is not ASCII goes through unchanged. */
+function latin1(value: Buffer | string | undefined): string {
+  if (value === undefined) return '';
+  return typeof value === 'string' ? value : value.toString('latin1');
+}
