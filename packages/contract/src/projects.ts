@@ -35,7 +35,7 @@ const relativeFolder = (label: string) =>
       (value) => !value.startsWith('/') && !value.split('/').includes('..'),
       `${label} must be a folder inside the repository`,
     )
-    .transform((value) => value.replace(/^\.\/?/, '').replace(/\/+$/, '') || '.')
+    .transform((value) => value.replace(/^(\.\/)+/, '').replace(/\/+$/, '') || '.')
     .nullish();
 
 export const branchNameSchema = z
@@ -170,17 +170,19 @@ export const projectDetailSchema = projectSchema.extend({
 });
 export type ProjectDetail = z.infer<typeof projectDetailSchema>;
 
-export const triggerPipelineRequestSchema = z
-  .object({
+export const triggerPipelineRequestSchema = z.preprocess(
+  // No body, or JSON null: deploy the head of the production branch.
+  (body) => body ?? {},
+  z.object({
     branch: branchNameSchema.optional(),
     commit: z
       .string()
       .trim()
-      .regex(/^[0-9a-f]{7,64}$/i, 'A commit is a hexadecimal sha (7 to 64 characters)')
+      .regex(/^(?:[0-9a-f]{40}|[0-9a-f]{64})$/i, 'A commit is a full sha (40 hexadecimal characters)')
       .optional(),
     environment_id: z.number().int().positive().optional(),
-  })
-  .default({});
+  }),
+);
 export const triggerPipelineResponseSchema = z.object({ deployment_id: z.number().int() });
 
 export const ENV_VAR_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;

@@ -1,11 +1,12 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_NOTIFICATION_PREFERENCES } from '@launchbay/contract';
+import { type GitServer, startGitServer, type TestRepo } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, apiClient, type Role, TEST_PASSWORD, uniqueEmail } from '../helpers/api';
 import { auditRowsAfter, createKey, lastAuditId } from '../helpers/audit';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
-import { insertProject } from '../helpers/projects';
+import { insertDeployment, insertProject, waitForPipelines } from '../helpers/projects';
 import { totp } from '../helpers/totp';
 
 /**
@@ -44,6 +45,10 @@ let openapi: { paths: Record<string, Record<string, unknown>> };
 let slack: http.Server;
 let slackUrl: string;
 const SLACK_SECRET = 'coverage-webhook-secret-42';
+/** The git host projects are created from: a real repository behind a token. */
+let git: GitServer;
+let repo: TestRepo;
+const GIT_TOKEN = 'coverage-git-token-77';
 
 beforeAll(async () => {
   slack = http.createServer((request, response) => {
@@ -52,6 +57,8 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => slack.listen(0, '127.0.0.1', resolve));
   slackUrl = `http://127.0.0.1:${(slack.address() as AddressInfo).port}/services/T0/B0/${SLACK_SECRET}`;
+  git = await startGitServer({ token: GIT_TOKEN });
+  repo = await git.createRepo('acme/x', { 'index.html': 'hi' });
   platform = await startTestPlatform();
   api = apiClient(platform.url);
   admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -61,7 +68,10 @@ beforeAll(async () => {
   openapi = docs.body;
 });
 afterAll(async () => {
-  await platform.close();
+  // The deployments the cases started (create, trigger, rollback) finish before the platform stops.
+  if (platform) await waitForPipelines(platform.ctx.pool);
+  await platform?.close();
+  await git?.close();
   await new Promise((resolve) => slack.close(resolve));
 });
 
@@ -91,6 +101,29 @@ async function userWithMfa() {
 }
 
 const answerId = (answer: Answer) => String(answer.id);
+
+let projectCounter = 0;
+/** A project (production environment only) in the database, deploying from the test repository. */
+const coverageProject = (name = 'Coverage') =>
+  insertProject(platform.ctx.pool, {
+    name,
+    slug: `coverage-${Date.now()}-${++projectCounter}`,
+    git: { url: repo.url, tokenSealed: platform.ctx.box.seal(GIT_TOKEN) },
+  });
+
+/** A project whose production environment serves a static deployment (no process) that went live. */
+async function servingProject() {
+  const project = await coverageProject('Serving');
+  const environmentId = project.environments.production ?? 0;
+  const current = await insertDeployment(platform.ctx.pool, {
+    projectId: project.id,
+    environmentId,
+    status: 'ready',
+    artifact: { dataDir: platform.dataDir },
+    current: true,
+  });
+  return { project, environmentId, current };
+}
 
 const SMTP_PASSWORD = 'Smtp-Password-Secret-7';
 const emailConfig = () => ({
@@ -492,6 +525,204 @@ const CASES: Record<string, Case> = {
         actorUserId: adminId,
         params: { id },
         secrets: [SLACK_SECRET],
+      };
+    },
+  },
+  'POST /api/projects': {
+    action: 'projects.create',
+    targetType: 'project',
+    prepare: async () => ({
+      path: '/projects',
+      token: admin,
+      body: { name: `Created ${++projectCounter}`, git_url: repo.url, git_token: GIT_TOKEN, branch: 'main' },
+      status: 201,
+      targetId: answerId,
+      actorUserId: adminId,
+      secrets: [GIT_TOKEN],
+    }),
+  },
+  'DELETE /api/projects/{id}': {
+    action: 'projects.delete',
+    targetType: 'project',
+    prepare: async () => {
+      const { project } = await servingProject();
+      return {
+        path: `/projects/${project.id}`,
+        token: admin,
+        status: 204,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id },
+      };
+    },
+  },
+  'POST /api/projects/{id}/settings': {
+    // A POST that changes the settings: actionFor names it like a creation (see the report).
+    action: 'projects.settings.update',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      return {
+        path: `/projects/${project.id}/settings`,
+        token: admin,
+        body: { name: 'Renamed project' },
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id },
+      };
+    },
+  },
+  'PATCH /api/projects/{id}/deployment-config': {
+    action: 'projects.deployment_config.update',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      return {
+        path: `/projects/${project.id}/deployment-config`,
+        token: admin,
+        body: { build_command: 'npm run build', output_directory: 'dist', port: 8080, automatic_deploy: false },
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id },
+      };
+    },
+  },
+  'POST /api/projects/{id}/environments': {
+    action: 'projects.environments.create',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      return {
+        path: `/projects/${project.id}/environments`,
+        token: admin,
+        body: { name: 'staging', branch: 'develop' },
+        status: 201,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id },
+      };
+    },
+  },
+  'PUT /api/projects/{id}/environments/{env_id}/settings': {
+    action: 'projects.environments.settings.update',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      const envId = project.environments.production ?? 0;
+      return {
+        path: `/projects/${project.id}/environments/${envId}/settings`,
+        token: admin,
+        body: { memory_mb: 512, cpu_percent: 150, instances: 2 },
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, env_id: envId },
+      };
+    },
+  },
+  'POST /api/projects/{id}/trigger-pipeline': {
+    action: 'projects.trigger_pipeline',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      return {
+        path: `/projects/${project.id}/trigger-pipeline`,
+        token: admin,
+        body: { branch: 'main' },
+        status: 202,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id },
+        secrets: [GIT_TOKEN],
+      };
+    },
+  },
+  'POST /api/projects/{id}/deployments/{deployment_id}/cancel': {
+    action: 'projects.deployments.cancel',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      const queued = await insertDeployment(platform.ctx.pool, {
+        projectId: project.id,
+        environmentId: project.environments.production ?? 0,
+        status: 'queued',
+      });
+      return {
+        path: `/projects/${project.id}/deployments/${queued.id}/cancel`,
+        token: admin,
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, deployment_id: queued.id },
+      };
+    },
+  },
+  'POST /api/projects/{id}/deployments/{deployment_id}/pause': {
+    action: 'projects.deployments.pause',
+    targetType: 'project',
+    prepare: async () => {
+      const { project, current } = await servingProject();
+      return {
+        path: `/projects/${project.id}/deployments/${current.id}/pause`,
+        token: admin,
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, deployment_id: current.id },
+      };
+    },
+  },
+  'POST /api/projects/{id}/deployments/{deployment_id}/resume': {
+    action: 'projects.deployments.resume',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      const paused = await insertDeployment(platform.ctx.pool, {
+        projectId: project.id,
+        environmentId: project.environments.production ?? 0,
+        status: 'paused',
+        artifact: { dataDir: platform.dataDir },
+        current: true,
+      });
+      return {
+        path: `/projects/${project.id}/deployments/${paused.id}/resume`,
+        token: admin,
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, deployment_id: paused.id },
+      };
+    },
+  },
+  'POST /api/projects/{id}/deployments/{deployment_id}/rollback': {
+    // 'rollback' must be a verb segment in recorder.ts, or this reads 'projects.deployments.rollback.create'.
+    action: 'projects.deployments.rollback',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      const environmentId = project.environments.production ?? 0;
+      const earlier = await insertDeployment(platform.ctx.pool, {
+        projectId: project.id,
+        environmentId,
+        status: 'ready',
+        artifact: { dataDir: platform.dataDir },
+      });
+      await insertDeployment(platform.ctx.pool, {
+        projectId: project.id,
+        environmentId,
+        status: 'ready',
+        artifact: { dataDir: platform.dataDir },
+        current: true,
+      });
+      return {
+        path: `/projects/${project.id}/deployments/${earlier.id}/rollback`,
+        token: admin,
+        status: 202,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, deployment_id: earlier.id },
       };
     },
   },

@@ -25,7 +25,8 @@ type ServingRow = {
 function routeTarget(row: ServingRow): Pick<Route, 'target' | 'state'> {
   const none = { target: { kind: 'upstreams' as const, upstreams: [] } };
   if (!row.deployment_id || !row.plan) return { ...none, state: row.building ? 'starting' : 'down' };
-  const state: RouteState = row.status === 'ready' ? 'live' : 'down';
+  // The environment's current deployment serves while it is ready, and while it is switching in (deploying).
+  const state: RouteState = row.status === 'ready' || row.status === 'deploying' ? 'live' : 'down';
   if (row.plan.kind === 'static' && row.artifact_dir) {
     return {
       target: {

@@ -61,10 +61,20 @@ export class DeploymentLogWriter {
       )
       .then(
         () => undefined,
-        () => {
-          // Deleted deployments (a foreign key) or a database away: keep what can still be written.
-          this.#buffer = [...batch.filter((l) => l.stream !== 'system'), ...this.#buffer].slice(0, MAX_BUFFERED);
-          this.#timer ??= setTimeout(() => void this.flush(), 1000);
+        async (error: { code?: string }) => {
+          let kept = batch;
+          if (error.code === '23503') {
+            // Lines of deployments deleted meanwhile (their project went): those are dropped, the rest written.
+            const ids = [...new Set(batch.map((l) => l.deploymentId))];
+            const existing = await this.pool
+              .query<{ id: number }>('SELECT id FROM deployments WHERE id = ANY($1::int[])', [ids])
+              .then((r) => new Set(r.rows.map((row) => row.id)))
+              .catch(() => null);
+            if (existing) kept = batch.filter((l) => existing.has(l.deploymentId));
+          }
+          // A database away: keep what waits, and try again.
+          this.#buffer = [...kept, ...this.#buffer].slice(0, MAX_BUFFERED);
+          if (this.#buffer.length > 0) this.#timer ??= setTimeout(() => void this.flush(), 1000);
         },
       );
     await this.#flushing;

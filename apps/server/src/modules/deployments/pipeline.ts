@@ -50,8 +50,12 @@ export function deploymentDirs(dataDir: string, deploymentId: number) {
   return { root, app: path.join(root, 'app') };
 }
 
+export function projectCacheDir(dataDir: string, projectId: number) {
+  return path.join(dataDir, 'build-cache', String(projectId));
+}
+
 export function buildCacheDir(dataDir: string, projectId: number, environmentId: number) {
-  return path.join(dataDir, 'build-cache', String(projectId), String(environmentId));
+  return path.join(projectCacheDir(dataDir, projectId), String(environmentId));
 }
 
 class Reporter {
@@ -413,18 +417,27 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
     const previousId = await reporter.step('switch', async () => {
       [environment] = (await ctx.db.select().from(environments).where(eq(environments.id, environment.id))) as [EnvironmentRow];
       const previous = environment.currentDeploymentId;
-      const ready = await transition(ctx, deploymentId, 'ready', { error: null });
-      if (!ready) throw new Error('The deployment was cancelled before it could take traffic');
-      await ctx.db
+      // Traffic moves first, and the deployment is called ready once the edge serves it: a client
+      // that sees `ready` and opens the address gets this version.
+      const [switched] = await ctx.db
         .update(environments)
         .set({ currentDeploymentId: deploymentId, updatedAt: new Date() })
-        .where(eq(environments.id, environment.id));
+        .where(eq(environments.id, environment.id))
+        .returning();
+      if (!switched) throw new Error('The environment is gone');
       const applied = await publishRoutes(ctx);
       reporter.log(
         applied
           ? 'The edge now sends traffic to this deployment'
           : 'The edge did not confirm the new route in time; it will pick it up when it reconnects',
       );
+      const ready = await transition(ctx, deploymentId, 'ready', { error: null });
+      if (!ready) {
+        // Cancelled at the last moment: the previous deployment takes the traffic back.
+        await ctx.db.update(environments).set({ currentDeploymentId: previous }).where(eq(environments.id, environment.id));
+        await publishRoutes(ctx);
+        throw new Error('The deployment was cancelled before it could take traffic');
+      }
       return previous !== deploymentId ? previous : null;
     });
     await reporter.step('drain', () => drainPrevious(ctx, previousId, reporter));

@@ -8,7 +8,7 @@ import {
   triggerPipelineRequestSchema,
   triggerPipelineResponseSchema,
 } from '@launchbay/contract';
-import { and, asc, eq, gt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { conflict, unauthorized } from '../../lib/errors';
@@ -176,7 +176,15 @@ export async function deploymentRoutes(app: App, ctx: AppContext) {
           .orderBy(asc(deploymentLogs.id))
           .limit(limit);
       if (!(request.headers.accept ?? '').includes('text/event-stream')) {
-        const lines = await linesAfter(0, request.query.limit);
+        // The last `limit` lines: where a long log's failure is.
+        const lines = (
+          await ctx.db
+            .select()
+            .from(deploymentLogs)
+            .where(eq(deploymentLogs.deploymentId, row.id))
+            .orderBy(desc(deploymentLogs.id))
+            .limit(request.query.limit)
+        ).reverse();
         reply.type('text/plain; charset=utf-8');
         return lines.map((l) => `${toIso(l.at)} ${l.process ?? l.stream} ${l.line}`).join('\n') + (lines.length ? '\n' : '');
       }

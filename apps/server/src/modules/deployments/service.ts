@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { Deployment, DeploymentStatus } from '@launchbay/contract';
 import { and, count, desc, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../../context';
@@ -9,8 +8,11 @@ import { toIso, toIsoOrNull } from '../../lib/time';
 import { type EnvironmentRow, environmentUrl, getEnvironmentRow, listEnvironmentRows } from '../environments/service';
 import type { ProjectRow } from '../projects/service';
 import { publishRoutesAfterCommit } from './edge-routes';
+
+export { publishRoutes } from './edge-routes';
+
 import { deploymentQueue } from './jobs';
-import { deploymentDirs } from './pipeline';
+import { deploymentDirs, projectCacheDir } from './pipeline';
 import { deploymentSteps, deployments } from './schema';
 import { ACTIVE_STATUSES, transition } from './state';
 
@@ -231,20 +233,36 @@ export async function activeDeploymentIds(ctx: AppContext, projectId: number): P
 }
 
 /**
- * Everything a project's deployments hold outside the database: their processes stop, their jobs
- * are cancelled, their build folders and the project's build cache are removed. Only folders the
- * platform created for this project's deployments are touched.
+ * Everything a project's deployments hold: their jobs are cancelled (and waited for), their
+ * processes stop, their build folders and the project's build cache are removed. Only folders the
+ * platform created for this project's deployments are touched. Runs outside a request transaction
+ * (the route opts out): each step is visible to the jobs it stops, and a failure part-way leaves a
+ * project whose deployments are cancelled, which a second DELETE finishes.
  */
 export async function releaseProjectDeployments(ctx: AppContext, projectId: number): Promise<void> {
   const rows = await ctx.db.select().from(deployments).where(eq(deployments.projectId, projectId));
+  const jobIds: number[] = [];
   for (const row of rows) {
     if (ACTIVE_STATUSES.includes(row.status as DeploymentStatus)) {
       await transition(ctx, row.id, 'cancelled', { error: 'The project was deleted' });
-      if (row.jobId) await cancelJob(ctx, row.jobId);
     }
-    await ctx.runtime.stop(row.id, { graceMs: 5000 });
+    if (row.jobId) {
+      jobIds.push(row.jobId);
+      await cancelJob(ctx, row.jobId);
+    }
   }
-  for (const row of rows) fs.rmSync(deploymentDirs(ctx.config.dataDir, row.id).root, { recursive: true, force: true });
-  fs.rmSync(path.join(ctx.config.dataDir, 'build-cache', String(projectId)), { recursive: true, force: true });
-  publishRoutesAfterCommit(ctx);
+  // A cancelled job stops within a heartbeat; its build must not write into folders being removed.
+  const deadline = Date.now() + 30_000;
+  while (jobIds.length > 0 && Date.now() < deadline) {
+    const { rows: running } = await ctx.pool.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM jobs WHERE id = ANY($1::bigint[]) AND status IN ('pending', 'running')",
+      [jobIds],
+    );
+    if ((running[0]?.n ?? 0) === 0) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  for (const row of rows) await ctx.runtime.stop(row.id, { graceMs: 5000 });
+  const remove = (dir: string) => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  for (const row of rows) remove(deploymentDirs(ctx.config.dataDir, row.id).root);
+  remove(projectCacheDir(ctx.config.dataDir, projectId));
 }

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { conflict } from '../../lib/errors';
 import type { App } from '../../lib/http';
-import { getProjectRow, setProjectBranch } from '../projects/service';
+import { getProjectRow, setProjectBranch, takenHostLabels } from '../projects/service';
 import { environments } from './schema';
 import { createEnvironmentRow, getEnvironmentRow, listEnvironmentRows, toEnvironment } from './service';
 
@@ -77,6 +77,11 @@ export async function environmentRoutes(app: App, ctx: AppContext) {
       if (existing.some((env) => env.slug === request.body.name)) {
         throw conflict(`The project already has an environment named ${request.body.name}`, [
           { path: 'name', message: 'An environment with this name exists' },
+        ]);
+      }
+      if ((await takenHostLabels(ctx, `${project.slug}-${request.body.name}`)).has(`${project.slug}-${request.body.name}`)) {
+        throw conflict(`${project.slug}-${request.body.name} is already the address of another project: choose another name`, [
+          { path: 'name', message: 'This address is taken by another project' },
         ]);
       }
       const row = await createEnvironmentRow(ctx, {

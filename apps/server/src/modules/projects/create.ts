@@ -9,7 +9,7 @@ import { lastDeployment, startDeployment } from '../deployments/service';
 import { createEnvironmentRow, environmentUrl, listEnvironmentRows, toEnvironment } from '../environments/service';
 import { getSettings } from '../settings/service';
 import { projects } from './schema';
-import { type ProjectRow, uniqueSlug } from './service';
+import { assertKnownPreset, type ProjectRow, uniqueSlug } from './service';
 
 type CreateInput = z.output<typeof createProjectRequestSchema>;
 
@@ -59,6 +59,7 @@ export async function createProject(ctx: AppContext, principal: Principal, input
     const field = FAILURE_FIELD[check.field] ?? 'git_url';
     throw badRequest(check.message, [{ path: field, message: check.message }]);
   }
+  assertKnownPreset(input.preset);
   const slug = await uniqueSlug(ctx, input.name);
   const [project] = await ctx.db
     .insert(projects)

@@ -15,10 +15,10 @@ import { presets } from '../../engine/pipeline/config/presets';
 import { notFound, unauthorized } from '../../lib/errors';
 import type { App } from '../../lib/http';
 import { toIso } from '../../lib/time';
-import { releaseProjectDeployments } from '../deployments/service';
+import { publishRoutes, releaseProjectDeployments } from '../deployments/service';
 import { createProject, projectDetail, renameProject } from './create';
 import { projects } from './schema';
-import { getProjectBySlug, getProjectRow } from './service';
+import { assertKnownPreset, getProjectBySlug, getProjectRow } from './service';
 
 const slugParamSchema = z.object({ slug: z.string().regex(SLUG_PATTERN, 'Not a project slug') });
 const projectSettingsSchema = z
@@ -107,6 +107,8 @@ export async function projectRoutes(app: App, ctx: AppContext) {
   app.delete(
     '/projects/:id',
     {
+      // Stopping builds and removing folders cannot roll back: it runs step by step, then the rows go.
+      config: { transaction: false },
       schema: {
         tags: ['projects'],
         summary: 'Delete a project: its processes stop, its builds, caches, logs and settings go (answers 204)',
@@ -117,6 +119,7 @@ export async function projectRoutes(app: App, ctx: AppContext) {
       const project = await getProjectRow(ctx, request.params.id);
       await releaseProjectDeployments(ctx, project.id);
       await ctx.db.delete(projects).where(eq(projects.id, project.id));
+      await publishRoutes(ctx, { waitMs: 2000 });
       return reply.code(204).send();
     },
   );
@@ -124,6 +127,7 @@ export async function projectRoutes(app: App, ctx: AppContext) {
   app.post(
     '/projects/:id/settings',
     {
+      config: { audit: 'projects.settings.update' },
       schema: {
         tags: ['projects'],
         summary: "The project's general settings (its name)",
@@ -153,6 +157,7 @@ export async function projectRoutes(app: App, ctx: AppContext) {
     async (request) => {
       const project = await getProjectRow(ctx, request.params.id);
       const b = request.body;
+      assertKnownPreset(b.preset);
       const [updated] = await ctx.db
         .update(projects)
         .set({

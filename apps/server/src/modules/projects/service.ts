@@ -1,6 +1,7 @@
-import { eq, like } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import { notFound } from '../../lib/errors';
+import { isPreset } from '../../engine/pipeline/config/presets';
+import { badRequest, notFound } from '../../lib/errors';
 import { projects } from './schema';
 
 export type ProjectRow = typeof projects.$inferSelect;
@@ -10,6 +11,30 @@ export async function getProjectRow(ctx: AppContext, id: number): Promise<Projec
   const [project] = await ctx.db.select().from(projects).where(eq(projects.id, id)).limit(1);
   if (!project) throw notFound(`Project ${id} not found`);
   return project;
+}
+
+/** An unknown preset is refused where it is set, not at the next deployment. */
+export function assertKnownPreset(preset: string | null | undefined): void {
+  if (preset && !isPreset(preset)) {
+    throw badRequest(`Unknown preset "${preset}": GET /api/presets lists them`, [
+      { path: 'preset', message: `Unknown preset "${preset}"` },
+    ]);
+  }
+}
+
+/**
+ * The host labels already answering: every project's slug (production) and `{project}-{environment}`
+ * for the other environments. A new project or environment must take none of them, or it would
+ * receive another project's traffic.
+ */
+export async function takenHostLabels(ctx: AppContext, prefix: string): Promise<Set<string>> {
+  const { rows } = await ctx.pool.query<{ label: string }>(
+    `SELECT slug AS label FROM projects WHERE slug LIKE $1
+     UNION SELECT p.slug || '-' || e.slug FROM environments e JOIN projects p ON p.id = e.project_id
+       WHERE NOT e.is_production AND p.slug || '-' || e.slug LIKE $1`,
+    [`${prefix.replace(/[\\%_]/g, '\\$&')}%`],
+  );
+  return new Set(rows.map((row) => row.label));
 }
 
 /** A slug from a name: lowercase letters, digits and dashes, as DNS labels allow; made unique with a suffix. */
@@ -23,14 +48,7 @@ export async function uniqueSlug(ctx: AppContext, name: string): Promise<string>
       .replace(/^-+|-+$/g, '')
       .slice(0, 32)
       .replace(/-+$/, '') || 'project';
-  const taken = new Set(
-    (
-      await ctx.db
-        .select({ slug: projects.slug })
-        .from(projects)
-        .where(like(projects.slug, `${base}%`))
-    ).map((row) => row.slug),
-  );
+  const taken = await takenHostLabels(ctx, base);
   if (!taken.has(base)) return base;
   for (let n = 2; ; n++) if (!taken.has(`${base}-${n}`)) return `${base}-${n}`;
 }

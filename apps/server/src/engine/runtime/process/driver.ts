@@ -264,7 +264,13 @@ export class ProcessDriver implements RuntimeDriver {
     const caps = await this.capabilities();
     if (caps.sandbox.kind !== 'bubblewrap') return ['/bin/sh', '-c', command];
     await ensureOwner(dir, caps.sandbox.runAs);
-    return sandboxArgv(caps.sandbox, { appDir: dir, dataDir: this.dataDir, stateDir: this.stateDir, command });
+    return sandboxArgv(caps.sandbox, {
+      appDir: dir,
+      dataDir: this.dataDir,
+      stateDir: this.stateDir,
+      command,
+      dieWithParent: true,
+    });
   }
 
   async handOver(dir: string): Promise<void> {

@@ -59,7 +59,14 @@ function hiddenFolders(dataDir: string, stateDir: string): string[] {
   return folders.filter((folder) => folder !== '/');
 }
 
-export type SandboxTarget = { appDir: string; dataDir: string; stateDir: string; command: string };
+export type SandboxTarget = {
+  appDir: string;
+  dataDir: string;
+  stateDir: string;
+  command: string;
+  /** For one-off commands (builds): the sandbox dies with the process that started it, so killing that ends everything in it. */
+  dieWithParent?: boolean;
+};
 
 /** The command line that runs `sh -c command` in the sandbox (from setpriv or bwrap on). */
 export function sandboxArgv(support: Extract<SandboxSupport, { kind: 'bubblewrap' }>, target: SandboxTarget): string[] {
@@ -90,6 +97,7 @@ export function sandboxArgv(support: Extract<SandboxSupport, { kind: 'bubblewrap
   }
   argv.push('--bind', appDir, appDir);
   argv.push('--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try', '--share-net', '--new-session');
+  if (target.dieWithParent) argv.push('--die-with-parent');
   // No --chdir: bwrap, as root without capabilities, may not enter a 0700 folder of the app's user.
   argv.push('--');
   if (privileged && support.runAs && support.setpriv) {
