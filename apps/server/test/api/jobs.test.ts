@@ -205,7 +205,13 @@ describe("the platform's own schedules", () => {
     const { rows } = await platform.ctx.pool.query<{ name: string; next_run_at: Date }>(
       'SELECT name, next_run_at FROM job_schedules ORDER BY name',
     );
-    expect(rows.map((r) => r.name)).toEqual(['audit.retention', 'auth.sweep', 'jobs.retention', 'notifications.retention']);
+    expect(rows.map((r) => r.name)).toEqual([
+      'audit.retention',
+      'auth.sweep',
+      'deployments.log_retention',
+      'jobs.retention',
+      'notifications.retention',
+    ]);
     expect(rows.every((r) => new Date(r.next_run_at).getTime() - Date.now() <= 3600_000)).toBe(true);
     const old = await platform.ctx.pool.query<{ id: number }>(
       `INSERT INTO audit_logs (created_at, actor_type, action, summary, status_code, method, path)
