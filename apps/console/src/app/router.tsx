@@ -25,37 +25,58 @@ function soon(title: string, subtitle?: string): Pick<RouteObject, 'handle' | 'l
 
 const notFound = page(() => import('@/components/layout/not-found-page'));
 
-const projectDetail = page(() => import('@/features/projects/project-detail-page'));
-
-/** Project sub-pages (spec section 2, route table), relative to /projects/{slug}. */
-const PROJECT_SUBPATHS = [
-  'deployments',
-  'deployments/:deploymentId',
-  'analytics',
-  'analytics/visitors',
-  'analytics/visitors/:visitorId',
-  'analytics/pages',
-  'analytics/replays',
-  'analytics/replays/:replayId',
-  'analytics/funnels',
-  'analytics/funnels/:funnelId',
-  'analytics/requests',
-  'analytics/setup',
-  'storage',
-  'runtime',
-  'monitors',
-  'settings',
-  'settings/general',
-  'settings/domains',
-  'settings/environments',
-  'settings/environment-variables',
-  'settings/git',
-  'settings/cron-jobs',
-  'speed',
-  'errors',
-  'errors/:groupId',
-  'logs',
+/** Project sub-pages not built yet (spec section 2, route table), relative to /projects/{slug}. */
+const PROJECT_SOON: [path: string, title: string][] = [
+  ['analytics', 'Analytics'],
+  ['analytics/visitors', 'Visitors'],
+  ['analytics/visitors/:visitorId', 'Visitor'],
+  ['analytics/pages', 'Pages'],
+  ['analytics/replays', 'Session Replays'],
+  ['analytics/replays/:replayId', 'Session Replay'],
+  ['analytics/funnels', 'Funnels'],
+  ['analytics/funnels/:funnelId', 'Funnel'],
+  ['analytics/requests', 'Requests'],
+  ['analytics/setup', 'Analytics Setup'],
+  ['storage', 'Storage'],
+  ['monitors', 'Monitors'],
+  ['speed', 'Speed'],
+  ['errors', 'Errors'],
+  ['errors/:groupId', 'Error'],
+  ['logs', 'Logs'],
 ];
+const PROJECT_SETTINGS_SOON: [path: string, title: string][] = [
+  ['domains', 'Domains'],
+  ['git', 'Git'],
+  ['cron-jobs', 'Cron Jobs'],
+];
+const settingsSoon = page(() => import('@/features/projects/settings-not-available'));
+
+/** /projects/{slug}: the project's layout (header and sections) around its pages. */
+const projectRoute: RouteObject = {
+  path: 'projects/:slug',
+  lazy: page(() => import('@/features/projects/project-layout')),
+  children: [
+    { index: true, lazy: page(() => import('@/features/projects/project-overview-page')) },
+    // Deployments, one deployment and runtime: features/deployments.
+    { path: 'deployments', lazy: page(() => import('@/features/deployments/deployments-page')) },
+    { path: 'deployments/:deploymentId', lazy: page(() => import('@/features/deployments/deployment-page')) },
+    { path: 'runtime', lazy: page(() => import('@/features/deployments/runtime-page')) },
+    {
+      path: 'settings',
+      lazy: page(() => import('@/features/projects/project-settings-layout')),
+      children: [
+        { index: true, element: <Navigate to="general" replace /> },
+        { path: 'general', lazy: page(() => import('@/features/projects/settings-general-page')) },
+        { path: 'environments', lazy: page(() => import('@/features/projects/settings-environments-page')) },
+        { path: 'environment-variables', lazy: page(() => import('@/features/env-vars/env-vars-page')) },
+        ...PROJECT_SETTINGS_SOON.map(([path, title]) => ({ path, handle: { title }, lazy: settingsSoon })),
+        { path: '*', lazy: notFound },
+      ],
+    },
+    ...PROJECT_SOON.map(([path, title]) => ({ path, ...soon(title) })),
+    { path: '*', lazy: notFound },
+  ],
+};
 
 export const routes: RouteObject[] = [
   {
@@ -72,17 +93,10 @@ export const routes: RouteObject[] = [
           { path: 'dashboard', lazy: page(() => import('@/features/dashboard/dashboard-page')) },
           { path: 'account', lazy: page(() => import('@/features/account/account-page')) },
           { path: 'projects', lazy: page(() => import('@/features/projects/projects-page')) },
-          { path: 'projects/new', ...soon('Create Project') },
+          { path: 'projects/new', lazy: page(() => import('@/features/projects/new-project-page')) },
           { path: 'projects/import-wizard', ...soon('Import Projects') },
           { path: 'projects/import/*', ...soon('Import Projects') },
-          {
-            path: 'projects/:slug',
-            children: [
-              { index: true, lazy: projectDetail },
-              ...PROJECT_SUBPATHS.map((path) => ({ path, lazy: projectDetail })),
-              { path: '*', lazy: notFound },
-            ],
-          },
+          projectRoute,
           { path: 'storage', ...soon('Storage') },
           { path: 'storage/create', ...soon('Create Service') },
           { path: 'storage/:id', ...soon('Service') },

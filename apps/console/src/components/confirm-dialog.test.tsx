@@ -60,4 +60,29 @@ describe('ConfirmDialog', () => {
     await vi.waitFor(() => expect(screen.getByRole('button', { name: 'Delete provider' })).toBeEnabled());
     expect(screen.getByRole('alertdialog')).toBeInTheDocument();
   });
+
+  it('with confirmText, the confirm button works only once that exact text is typed', async () => {
+    const user = userEvent.setup();
+    const onConfirm = vi.fn(async () => {});
+    render(
+      <ConfirmDialog
+        open
+        onOpenChange={() => {}}
+        title="Delete acme-site?"
+        description="Its deployments stop."
+        confirmLabel="Delete project"
+        confirmText="acme-site"
+        onConfirm={onConfirm}
+      />,
+    );
+    const confirm = screen.getByRole('button', { name: 'Delete project' });
+    expect(confirm).toBeDisabled();
+    const field = screen.getByLabelText('Type acme-site to confirm.');
+    await user.type(field, 'acme');
+    expect(confirm).toBeDisabled();
+    await user.type(field, '-site');
+    expect(confirm).toBeEnabled();
+    await user.click(confirm);
+    expect(onConfirm).toHaveBeenCalledTimes(1);
+  });
 });

@@ -4,6 +4,8 @@ import { cn } from '@/lib/utils';
 export interface SubNavItem {
   title: string;
   to: string;
+  /** Active only on exactly this path (default); false: also on the pages below it. */
+  end?: boolean;
 }
 
 /** Tab-style links between sibling pages of one area (each tab is its own route, so it is linkable). */
@@ -15,7 +17,7 @@ export function SubNav({ items, label }: { items: SubNavItem[]; label: string })
           <li key={item.to}>
             <NavLink
               to={item.to}
-              end
+              end={item.end ?? true}
               className={({ isActive }) =>
                 cn(
                   '-mb-px inline-flex h-10 items-center border-b-2 px-3 font-medium text-sm outline-none transition-colors focus-visible:ring-2 focus-visible:ring-ring/50',

@@ -1,16 +1,16 @@
-import { Activity, ArrowRight, FolderGit2, Globe, type LucideIcon, Network, Plus, ShieldCheck, ShieldOff } from 'lucide-react';
+import { Activity, FolderGit2, Globe, type LucideIcon, Network, Plus, ShieldCheck, ShieldOff } from 'lucide-react';
 import type { ReactNode } from 'react';
 import { Link } from 'react-router';
-import { EmptyState, Page } from '@/components/layout/page';
-import { ProjectAvatar } from '@/components/project-avatar';
+import { Page } from '@/components/layout/page';
 import { Badge } from '@/components/ui/badge';
 import { buttonVariants } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Skeleton } from '@/components/ui/skeleton';
 import { useCurrentUser } from '@/lib/current-user';
-import { formatDuration, formatRelativeTime } from '@/lib/format';
+import { formatDuration } from '@/lib/format';
 import { ACCESS_MODE_LABEL, useAccessInfo } from '@/lib/platform';
 import { useProjects } from '@/lib/projects';
+import { DEPLOYMENT_SOURCES, ProjectsCard, RecentDeploymentsCard } from './dashboard-projects';
 import { useHealth } from './health';
 
 function greeting(date = new Date()): string {
@@ -58,7 +58,7 @@ function StatCard({
 
 export default function DashboardPage() {
   const { data: user } = useCurrentUser();
-  const projects = useProjects(1, 5);
+  const projects = useProjects(1, DEPLOYMENT_SOURCES);
   const health = useHealth();
   const access = useAccessInfo();
   const name = user?.username || 'User';
@@ -130,54 +130,13 @@ export default function DashboardPage() {
         />
       </div>
 
-      <div className="grid gap-4 lg:grid-cols-3">
-        <Card className="lg:col-span-2">
-          <CardHeader>
-            <CardTitle>Recent projects</CardTitle>
-            <CardDescription>The latest projects created on this platform.</CardDescription>
-          </CardHeader>
-          <CardContent>
-            {projects.isPending ? (
-              <div className="space-y-3">
-                <Skeleton className="h-10 w-full" />
-                <Skeleton className="h-10 w-full" />
-              </div>
-            ) : (projects.data?.projects.length ?? 0) === 0 ? (
-              <EmptyState
-                icon={<FolderGit2 />}
-                title="No projects yet"
-                description="Projects you create from git repositories will show up here."
-                className="py-10"
-              />
-            ) : (
-              <ul className="divide-y">
-                {projects.data?.projects.map((project) => (
-                  <li key={project.id}>
-                    <Link
-                      to={`/projects/${encodeURIComponent(project.slug)}`}
-                      className="-mx-2 flex items-center gap-3 rounded-md px-2 py-2.5 hover:bg-accent/50"
-                    >
-                      <ProjectAvatar project={project} className="size-8 rounded-md text-xs" />
-                      <div className="min-w-0 flex-1">
-                        <p className="truncate font-medium text-sm">{project.name}</p>
-                        <p className="truncate text-muted-foreground text-xs">{project.slug}</p>
-                      </div>
-                      <span className="text-muted-foreground text-xs">{formatRelativeTime(project.created_at)}</span>
-                    </Link>
-                  </li>
-                ))}
-              </ul>
-            )}
-            {(projects.data?.total ?? 0) > 0 ? (
-              <Link
-                to="/projects"
-                className="mt-3 inline-flex items-center gap-1 text-muted-foreground text-sm hover:text-foreground"
-              >
-                View all projects <ArrowRight className="size-3.5" />
-              </Link>
-            ) : null}
-          </CardContent>
-        </Card>
+      <div className="grid grid-cols-[minmax(0,1fr)] gap-4 lg:grid-cols-3">
+        <ProjectsCard
+          projects={projects.data?.projects}
+          total={projects.data?.total ?? 0}
+          isPending={projects.isPending}
+          error={projects.error}
+        />
 
         <Card>
           <CardHeader>
@@ -215,6 +174,8 @@ export default function DashboardPage() {
           </CardContent>
         </Card>
       </div>
+
+      <RecentDeploymentsCard projects={projects.data?.projects} isPending={projects.isPending} />
     </Page>
   );
 }

@@ -1,16 +1,93 @@
-import { FolderGit2, Plus } from 'lucide-react';
+import type { Project } from '@launchbay/contract';
+import { FolderGit2, Globe, Plus } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
 import { EmptyState, Page } from '@/components/layout/page';
 import { ProjectAvatar } from '@/components/project-avatar';
+import { StatusBadge } from '@/components/status-badge';
 import { Button, buttonVariants } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail } from '@/lib/api';
-import { formatRelativeTime } from '@/lib/format';
+import { formatDateTime, formatRelativeTime } from '@/lib/format';
+import { displayUrl, useProjectBySlug } from '@/lib/project-queries';
 import { useProjects } from '@/lib/projects';
+import { authorName, commitTitle, projectBase, useCurrentDeployment } from './model';
 
 const PER_PAGE = 24;
+
+/**
+ * One project: the list answers name and slug only, so each card asks for its detail (production
+ * address, latest deployment) on its own; the overview then opens from the same cache entry.
+ */
+function ProjectCard({ project }: { project: Project }) {
+  const detail = useProjectBySlug(project.slug);
+  const { deployment: current } = useCurrentDeployment(detail.data);
+  const latest = detail.data?.last_deployment ?? null;
+  const shown = current ?? latest;
+  const live = !!current && !!detail.data?.url;
+  return (
+    <Card className="relative h-full gap-4 px-5 py-5 transition-colors focus-within:ring-2 focus-within:ring-ring/50 hover:bg-accent/40">
+      <div className="flex items-start justify-between gap-3">
+        <Link
+          to={projectBase(project.slug)}
+          className="flex min-w-0 items-center gap-3 outline-none after:absolute after:inset-0 after:rounded-xl"
+        >
+          <ProjectAvatar project={project} className="size-9 rounded-md text-sm" />
+          <div className="min-w-0">
+            <p className="truncate font-medium">{project.name}</p>
+            <p className="truncate text-muted-foreground text-xs">{project.slug}</p>
+          </div>
+        </Link>
+        {detail.isPending ? (
+          <Skeleton className="h-5 w-16 rounded-full" />
+        ) : shown ? (
+          <StatusBadge status={shown.status} />
+        ) : (
+          <span className="rounded-full border px-2 py-0.5 font-medium text-muted-foreground text-xs">No deployments</span>
+        )}
+      </div>
+      <div className="grid gap-1.5 text-sm">
+        {detail.isPending ? (
+          <>
+            <Skeleton className="h-4 w-44" />
+            <Skeleton className="h-4 w-56" />
+          </>
+        ) : (
+          <>
+            <div className="flex min-w-0 items-center gap-1.5">
+              <Globe className="size-3.5 shrink-0 text-muted-foreground" />
+              {live && detail.data ? (
+                <a
+                  href={detail.data.url}
+                  target="_blank"
+                  rel="noreferrer"
+                  className="relative z-10 truncate underline-offset-4 hover:underline"
+                >
+                  {displayUrl(detail.data.url)}
+                </a>
+              ) : (
+                <span className="truncate text-muted-foreground">
+                  {detail.data?.url ? `${displayUrl(detail.data.url)} (not live)` : 'No address yet'}
+                </span>
+              )}
+            </div>
+            <p className="truncate text-muted-foreground text-xs">
+              {latest ? (
+                <span title={formatDateTime(latest.queued_at)}>
+                  {commitTitle(latest.commit_message) || `Deployment #${latest.id}`} · {formatRelativeTime(latest.queued_at)}
+                  {authorName(latest.commit_author) ? ` by ${authorName(latest.commit_author)}` : ''}
+                </span>
+              ) : (
+                <span title={formatDateTime(project.created_at)}>Created {formatRelativeTime(project.created_at)}</span>
+              )}
+            </p>
+          </>
+        )}
+      </div>
+    </Card>
+  );
+}
 
 export default function ProjectsPage() {
   const [page, setPage] = useState(1);
@@ -61,24 +138,10 @@ export default function ProjectsPage() {
         />
       ) : (
         <>
-          <ul className="grid gap-4 sm:grid-cols-2 lg:grid-cols-3">
+          <ul className="grid grid-cols-[minmax(0,1fr)] gap-4 sm:grid-cols-2 lg:grid-cols-3">
             {data.projects.map((project) => (
               <li key={project.id}>
-                <Link
-                  to={`/projects/${encodeURIComponent(project.slug)}`}
-                  className="block rounded-xl outline-none focus-visible:ring-2 focus-visible:ring-ring"
-                >
-                  <Card className="gap-3 px-5 py-5 transition-colors hover:bg-accent/40">
-                    <div className="flex items-center gap-3">
-                      <ProjectAvatar project={project} className="size-9 rounded-md text-sm" />
-                      <div className="min-w-0">
-                        <p className="truncate font-medium">{project.name}</p>
-                        <p className="truncate text-muted-foreground text-xs">{project.slug}</p>
-                      </div>
-                    </div>
-                    <p className="text-muted-foreground text-xs">Created {formatRelativeTime(project.created_at)}</p>
-                  </Card>
-                </Link>
+                <ProjectCard project={project} />
               </li>
             ))}
           </ul>

@@ -302,6 +302,12 @@ async function waitHealthy(
 
 class CrashedError extends Error {}
 
+class SupersededError extends Error {
+  constructor(readonly newerId: number) {
+    super(`Superseded: deployment ${newerId}, which is newer, went live first`);
+  }
+}
+
 /** The previous deployment of the environment stops once the edge serves the new one (after a drain). */
 async function drainPrevious(ctx: AppContext, previousId: number | null, reporter: Reporter) {
   if (!previousId) return 'no previous deployment';
@@ -417,6 +423,8 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
     const previousId = await reporter.step('switch', async () => {
       [environment] = (await ctx.db.select().from(environments).where(eq(environments.id, environment.id))) as [EnvironmentRow];
       const previous = environment.currentDeploymentId;
+      // A newer deployment that went live first wins: an older build finishing late never takes its traffic.
+      if (previous !== null && previous > deploymentId) throw new SupersededError(previous);
       // Traffic moves first, and the deployment is called ready once the edge serves it: a client
       // that sees `ready` and opens the address gets this version.
       const [switched] = await ctx.db
@@ -448,9 +456,9 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
     reporter.log(`Ready: ${plan.kind === 'static' ? 'static site' : 'app'} deployed`, 'system');
   } catch (error) {
     if (job.signal.aborted && !job.cancelled) throw error; // the node is stopping: the job runs again elsewhere
-    const cancelled = job.cancelled || error instanceof JobCancelledError;
+    const cancelled = job.cancelled || error instanceof JobCancelledError || error instanceof SupersededError;
     const crashed = error instanceof CrashedError;
-    const message = cancelled ? 'Cancelled' : (error as Error).message;
+    const message = error instanceof SupersededError ? error.message : cancelled ? 'Cancelled' : (error as Error).message;
     const status: DeploymentStatus = cancelled ? 'cancelled' : crashed ? 'crashed' : 'failed';
     await transition(ctx, deploymentId, status, { error: message.slice(0, 4000) });
     reporter.log(`${status === 'cancelled' ? 'Cancelled' : 'Failed'}: ${message}`, 'system');
