@@ -1,9 +1,22 @@
-// `npm run bench`: bundles bench/run.ts (TypeScript, sharing the testkit with the tests) and runs it.
+// `npm run bench`: bundles the benchmarks (TypeScript, sharing the testkit with the tests) and runs them in turn:
+// bench/run.ts (start, API throughput, idle memory, login page), bench/deploy.ts (push to live, builds, logs,
+// rollback, runtime memory), bench/edge.ts (edge throughput against direct and Caddy).
+// `--only deploy,edge` runs some of them; every other argument (--quick) goes to each.
 import { execFileSync } from 'node:child_process';
 import { build } from 'esbuild';
 
+const BENCHES = ['run', 'deploy', 'edge'];
+const onlyArg = process.argv.find((arg) => arg.startsWith('--only'));
+const onlyIndex = process.argv.indexOf('--only');
+const only = (onlyArg?.includes('=') ? onlyArg.slice('--only='.length) : onlyIndex >= 0 ? process.argv[onlyIndex + 1] : null)
+  ?.split(',')
+  .map((name) => name.trim());
+const unknown = (only ?? []).filter((name) => !BENCHES.includes(name));
+if (unknown.length > 0) throw new Error(`--only: no benchmark ${unknown.join(', ')} (there are ${BENCHES.join(', ')})`);
+const args = process.argv.slice(2).filter((arg, i, all) => !arg.startsWith('--only') && all[i - 1] !== '--only');
+
 await build({
-  entryPoints: ['bench/run.ts', 'bench/bare-fastify.ts'],
+  entryPoints: ['bench/run.ts', 'bench/bare-fastify.ts', 'bench/deploy.ts', 'bench/edge.ts'],
   outdir: 'bench/.out',
   outExtension: { '.js': '.mjs' },
   bundle: true,
@@ -18,4 +31,7 @@ await build({
   },
   logLevel: 'warning',
 });
-execFileSync(process.execPath, ['bench/.out/run.mjs', ...process.argv.slice(2)], { stdio: 'inherit' });
+for (const name of BENCHES) {
+  if (only && !only.includes(name)) continue;
+  execFileSync(process.execPath, [`bench/.out/${name}.mjs`, ...args], { stdio: 'inherit' });
+}

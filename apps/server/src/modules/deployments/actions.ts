@@ -5,6 +5,7 @@ import { conflict } from '../../lib/errors';
 import { getEnvironmentRow } from '../environments/service';
 import type { ProjectRow } from '../projects/service';
 import { publishRoutesAfterCommit } from './edge-routes';
+import { QUIET_NPM } from './pipeline';
 import { deployments } from './schema';
 import { getDeploymentRow } from './service';
 import { transition } from './state';
@@ -41,7 +42,7 @@ export async function resumeDeployment(ctx: AppContext, project: ProjectRow, id:
       deploymentId: id,
       appDir: row.artifactDir,
       processes: plan.processes,
-      env: { ...env, NODE_ENV: 'production' },
+      env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
       port: plan.port,
       limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
     });

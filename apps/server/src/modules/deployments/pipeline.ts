@@ -104,6 +104,9 @@ class Reporter {
   }
 }
 
+/** npm, when it runs an app's start script or a build, checks for its own updates and asks for funding: neither, here. */
+export const QUIET_NPM = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+
 /** The environment a deployment's commands get: the user's env vars, over a minimal platform environment. */
 function commandEnv(userEnv: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -111,6 +114,7 @@ function commandEnv(userEnv: Record<string, string>, extra: Record<string, strin
     HOME: process.env.HOME ?? '/tmp',
     LANG: 'C.UTF-8',
     CI: '1',
+    ...QUIET_NPM,
     ...userEnv,
     ...extra,
   };
@@ -394,7 +398,7 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
             deploymentId,
             appDir,
             processes: plan.processes,
-            env: { ...env, NODE_ENV: 'production' },
+            env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
             port: plan.port,
             limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
           });

@@ -7,6 +7,7 @@ import { publishAlert } from '../notifications/service';
 import { projects } from '../projects/schema';
 import { publishRoutes } from './edge-routes';
 import { deploymentLogWriter } from './logs';
+import { QUIET_NPM } from './pipeline';
 import { deployments } from './schema';
 import { transition } from './state';
 
@@ -94,7 +95,7 @@ export async function adoptRunningDeployments(ctx: AppContext, log: Log): Promis
       deploymentId: deployment.id,
       appDir: deployment.artifactDir,
       processes: plan.processes,
-      env: { ...env, NODE_ENV: 'production' },
+      env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
       port: plan.port,
       limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
     });

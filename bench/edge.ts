@@ -1,0 +1,323 @@
+/**
+ * Edge benchmark (`npm run bench`, or `node bench/build-and-run.mjs --only edge`): throughput and p99
+ * at 200 connections (autocannon) against one upstream, a tiny Node HTTP server answering a small body,
+ * deployed through the platform (so it runs under the process runtime, like any app), three ways:
+ *  - direct: to the app's own port;
+ *  - the Launchbay edge: to the edge's port with Host `{slug}.localhost`;
+ *  - Caddy (/usr/bin/caddy): `reverse_proxy` to the same port, keep-alive with as many idle
+ *    connections per host as there are load connections (Caddy's default keeps 32).
+ * The machine is shared and noisy: after a warm-up of each, the runs interleave (A B C, A B C, ...)
+ * and medians are reported. The CPU each side used during the runs is recorded too (/proc), which is
+ * what tells a proxy that is slow from one that is starved: autocannon, the app and the proxy share
+ * the same cores.
+ * Results: bench/results/deploy-latest.json (key `edge`). Options: --quick (3 s runs).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort, sleep, waitUntil } from '@launchbay/testkit';
+import autocannon from 'autocannon';
+import { processTree } from '../apps/server/src/engine/runtime/process/proc';
+import { readDeploymentRecord, stateFile } from '../apps/server/src/engine/runtime/process/state';
+import { edgePaths, readEdgeState } from '../packages/edge-protocol/src/index';
+import {
+  type BenchPlatform,
+  loadAverage,
+  median,
+  NODE_PACKAGE_JSON,
+  nodeServerJs,
+  printTable,
+  quick,
+  RESULTS_FILE,
+  type Row,
+  startBenchPlatform,
+  tempDir,
+  untilServed,
+  waitForDeployment,
+  waitSettled,
+  webPortOf,
+  writeResults,
+} from './deploy';
+
+const CONNECTIONS = 200;
+const LOAD_SECONDS = quick ? 3 : 10;
+const WARMUP_SECONDS = quick ? 2 : 3;
+const ROUNDS = quick ? 3 : 5;
+const BODY = 'hello from the upstream\n';
+const CADDY = '/usr/bin/caddy';
+/** /proc times are in clock ticks; 100 a second on every Linux this runs on (CONFIG_HZ does not change USER_HZ). */
+const TICKS_PER_SECOND = 100;
+
+type Target = { name: 'direct' | 'edge' | 'caddy'; url: string; headers: Record<string, string>; pids: () => number[] };
+
+type Run = {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  errors: number;
+  non2xx: number;
+  /** CPU seconds per second of load: the proxy's processes, the app's, the platform's (Node + PostgreSQL), this process (autocannon). */
+  cpu: Record<string, number>;
+  /** The same per request, in µs: what each side costs whatever share of the machine it got. */
+  cpuUsPerRequest: Record<string, number>;
+};
+
+function cpuTicks(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(fields[11]) + Number(fields[12]); // utime + stime, all threads
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+async function startCaddy(upstreamPort: number): Promise<{ port: number; child: ChildProcess; dir: string } | null> {
+  if (!fs.existsSync(CADDY)) {
+    console.log(
+      `  ${CADDY} is missing: the Caddy comparison is skipped. Install it with \`sudo apt-get install caddy\` (Debian/Ubuntu) and run again.`,
+    );
+    return null;
+  }
+  const dir = tempDir('lb-bench-caddy-');
+  const port = await freePort();
+  const caddyfile = path.join(dir, 'Caddyfile');
+  fs.writeFileSync(
+    caddyfile,
+    `{
+	admin off
+	auto_https off
+	log {
+		level ERROR
+	}
+}
+
+http://:${port} {
+	bind 127.0.0.1
+	reverse_proxy 127.0.0.1:${upstreamPort} {
+		transport http {
+			keepalive 2m
+			keepalive_idle_conns ${CONNECTIONS * 2}
+			keepalive_idle_conns_per_host ${CONNECTIONS * 2}
+		}
+	}
+}
+`,
+  );
+  const child = spawn(CADDY, ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
+    // Its own folders: nothing of Caddy's is written to this user's home.
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_CONFIG_HOME: dir, XDG_DATA_HOME: dir },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = (stderr + chunk.toString('utf8')).slice(-8000);
+  });
+  try {
+    await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`caddy exited (${child.exitCode}): ${stderr}`);
+        try {
+          const response = await fetch(`http://127.0.0.1:${port}/`);
+          return (await response.text()) === BODY;
+        } catch {
+          return false;
+        }
+      },
+      'Caddy to proxy to the upstream',
+      15_000,
+    );
+  } catch (error) {
+    child.kill('SIGKILL');
+    throw error;
+  }
+  return { port, child, dir };
+}
+
+async function load(target: Target, seconds: number, sideOf: Record<string, () => number[]>): Promise<Run> {
+  const sides = Object.entries(sideOf);
+  const before = Object.fromEntries(sides.map(([name, pids]) => [name, cpuTicks(pids())]));
+  const self = process.cpuUsage();
+  const t0 = performance.now();
+  const result = await autocannon({ url: target.url, connections: CONNECTIONS, duration: seconds, headers: target.headers });
+  const elapsed = (performance.now() - t0) / 1000;
+  const own = process.cpuUsage(self);
+  const cpu: Record<string, number> = {};
+  for (const [name, pids] of sides) cpu[name] = (cpuTicks(pids()) - (before[name] as number)) / TICKS_PER_SECOND / elapsed;
+  cpu.autocannon = (own.user + own.system) / 1e6 / elapsed;
+  const rate = Math.max(1, result.requests.average);
+  const cpuUsPerRequest = Object.fromEntries(Object.entries(cpu).map(([key, value]) => [key, Math.round((value / rate) * 1e6)]));
+  for (const key of Object.keys(cpu)) cpu[key] = Math.round((cpu[key] as number) * 100) / 100;
+  return {
+    cpuUsPerRequest,
+    requestsPerSecond: Math.round(result.requests.average),
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    cpu,
+  };
+}
+
+async function main() {
+  const results: Record<string, unknown> = {
+    date: new Date().toISOString(),
+    cpus: os.cpus().length,
+    node: process.version,
+    quick,
+    loadAverageAtStart: os.loadavg(),
+    connections: CONNECTIONS,
+    loadSeconds: LOAD_SECONDS,
+    rounds: ROUNDS,
+  };
+  let p: BenchPlatform | undefined;
+  let caddy: Awaited<ReturnType<typeof startCaddy>> = null;
+  try {
+    p = await startBenchPlatform('edge');
+    const platform = p;
+    console.log('Edge throughput: deploying the upstream (a tiny Node HTTP server)...');
+    const app = await platform.createProject('Upstream', { 'package.json': NODE_PACKAGE_JSON, 'server.js': nodeServerJs(BODY) });
+    await waitForDeployment(platform, app.project.id, app.deploymentId);
+    await waitSettled(platform, app.project.id, app.deploymentId);
+    await untilServed(platform.edgePort, app.host, BODY);
+    const appPort = webPortOf(platform, app.deploymentId);
+    const record = readDeploymentRecord(stateFile(path.join(platform.dataDir, 'runtime'), app.deploymentId));
+    const appPid = record?.processes.find((x) => x.type === 'web')?.pid;
+    const edgePid = readEdgeState(edgePaths(platform.dataDir).state)?.pid;
+    caddy = await startCaddy(appPort);
+    const caddyPid = caddy?.child.pid;
+
+    const appTree = () => (appPid ? processTree(appPid) : []);
+    const edgeTree = () => (edgePid ? processTree(edgePid) : []);
+
+    const targets: Target[] = [
+      { name: 'direct', url: `http://127.0.0.1:${appPort}/`, headers: {}, pids: () => [] },
+      {
+        name: 'edge',
+        url: `http://127.0.0.1:${platform.edgePort}/`,
+        headers: { host: app.host },
+        pids: () => edgeTree(),
+      },
+    ];
+    if (caddy) targets.push({ name: 'caddy', url: `http://127.0.0.1:${caddy.port}/`, headers: {}, pids: () => [caddyPid ?? -1] });
+    const sides = (target: Target) => ({
+      proxy: target.pids,
+      app: appTree,
+      // The control plane and its PostgreSQL; the app and the edge are its (detached) children too.
+      platform: () => {
+        const others = new Set([...appTree(), ...edgeTree()]);
+        return processTree(platform.process.pid).filter((pid) => !others.has(pid));
+      },
+    });
+
+    console.log(
+      `Load: ${CONNECTIONS} connections, ${targets.map((t) => t.name).join(' / ')} interleaved, ${ROUNDS} rounds of ${LOAD_SECONDS} s each after a ${WARMUP_SECONDS} s warm-up...`,
+    );
+    for (const target of targets) await load(target, WARMUP_SECONDS, sides(target));
+    const runs: Record<string, Run[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const target of targets) {
+        const run = await load(target, LOAD_SECONDS, sides(target));
+        runs[target.name]?.push(run);
+        console.log(
+          `  round ${round + 1} ${target.name.padEnd(6)} ${run.requestsPerSecond} req/s, p99 ${run.p99Ms} ms, errors ${run.errors}, non-2xx ${run.non2xx}, CPU share ${JSON.stringify(run.cpu)}, µs/request ${JSON.stringify(run.cpuUsPerRequest)}`,
+        );
+        await sleep(500);
+      }
+    }
+    const summary = Object.fromEntries(
+      Object.entries(runs).map(([name, list]) => [
+        name,
+        {
+          requestsPerSecond: median(list.map((r) => r.requestsPerSecond)),
+          p50Ms: median(list.map((r) => r.p50Ms)),
+          p99Ms: median(list.map((r) => r.p99Ms)),
+          errors: list.reduce((s, r) => s + r.errors, 0),
+          non2xx: list.reduce((s, r) => s + r.non2xx, 0),
+          cpu: Object.fromEntries(Object.keys(list[0]?.cpu ?? {}).map((k) => [k, median(list.map((r) => r.cpu[k] ?? 0))])),
+          cpuUsPerRequest: Object.fromEntries(
+            Object.keys(list[0]?.cpuUsPerRequest ?? {}).map((k) => [k, median(list.map((r) => r.cpuUsPerRequest[k] ?? 0))]),
+          ),
+          runs: list,
+        },
+      ]),
+    ) as Record<
+      string,
+      {
+        requestsPerSecond: number;
+        p50Ms: number;
+        p99Ms: number;
+        errors: number;
+        non2xx: number;
+        cpuUsPerRequest: Record<string, number>;
+      }
+    >;
+    results.targets = summary;
+    const direct = summary.direct;
+    const edge = summary.edge;
+    const viaCaddy = summary.caddy;
+    if (!direct || !edge) throw new Error('no runs');
+    const edgeVsDirect = edge.requestsPerSecond / direct.requestsPerSecond;
+    const edgeVsCaddy = viaCaddy ? edge.requestsPerSecond / viaCaddy.requestsPerSecond : null;
+    results.ratios = {
+      edgeVsDirect,
+      edgeVsCaddy,
+      caddyVsDirect: viaCaddy ? viaCaddy.requestsPerSecond / direct.requestsPerSecond : null,
+      edgeP99VsCaddyP99: viaCaddy ? edge.p99Ms / Math.max(1, viaCaddy.p99Ms) : null,
+    };
+    results.caddy = caddy ? { binary: CADDY, keepaliveIdleConnsPerHost: CONNECTIONS * 2 } : 'missing: skipped';
+    results.loadAverageAtEnd = os.loadavg();
+    writeResults('edge', results);
+
+    const line = (s: typeof direct) =>
+      `${s.requestsPerSecond} req/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms${s.errors || s.non2xx ? `, errors ${s.errors}, non-2xx ${s.non2xx}` : ''}; CPU µs/request: ${[
+        'proxy',
+        'app',
+        'autocannon',
+      ]
+        .filter((k) => s.cpuUsPerRequest[k])
+        .map((k) => `${k} ${s.cpuUsPerRequest[k]}`)
+        .join(', ')}`;
+    const rows: Row[] = [
+      { name: `direct to the app, c=${CONNECTIONS}`, value: line(direct), target: '-', pass: null },
+      { name: 'through the Launchbay edge', value: line(edge), target: '-', pass: null },
+      viaCaddy
+        ? { name: 'through Caddy (reverse_proxy, keep-alive)', value: line(viaCaddy), target: '-', pass: null }
+        : { name: 'through Caddy', value: 'skipped: /usr/bin/caddy missing', target: '-', pass: null },
+      {
+        name: 'edge / direct throughput',
+        value: edgeVsDirect.toFixed(2),
+        target: '>= 0.30',
+        pass: edgeVsDirect >= 0.3 && edge.errors === 0 && edge.non2xx === 0,
+      },
+      {
+        name: 'edge / Caddy throughput',
+        value: edgeVsCaddy === null ? 'skipped' : edgeVsCaddy.toFixed(2),
+        target: '>= 1',
+        pass: edgeVsCaddy === null ? null : edgeVsCaddy >= 1,
+      },
+    ];
+    printTable(
+      `Launchbay edge benchmark (median of ${ROUNDS} interleaved ${LOAD_SECONDS} s runs; ${os.cpus().length} CPUs, load average ${loadAverage(results.loadAverageAtStart)} at start, ${loadAverage(results.loadAverageAtEnd)} at the end)`,
+      rows,
+    );
+    console.log(`\n  full figures (CPU per side too): ${RESULTS_FILE}`);
+  } finally {
+    if (caddy) {
+      caddy.child.kill('SIGTERM');
+      await new Promise((resolve) => (caddy?.child.exitCode !== null ? resolve(null) : caddy.child.once('exit', resolve)));
+      fs.rmSync(caddy.dir, { recursive: true, force: true });
+    }
+    await p?.close();
+  }
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
