@@ -5,7 +5,7 @@ import { conflict } from '../../lib/errors';
 import { getEnvironmentRow } from '../environments/service';
 import type { ProjectRow } from '../projects/service';
 import { publishRoutesAfterCommit } from './edge-routes';
-import { QUIET_NPM } from './pipeline';
+import { deploymentEnv, startProcesses } from './pipeline';
 import { deployments } from './schema';
 import { getDeploymentRow } from './service';
 import { transition } from './state';
@@ -37,19 +37,7 @@ export async function resumeDeployment(ctx: AppContext, project: ProjectRow, id:
   const plan = row.plan as unknown as BuildPlan | null;
   if (!plan || !row.artifactDir) throw conflict(`The build of deployment ${id} is no longer kept: redeploy instead`);
   if (plan.kind === 'server') {
-    const env = row.envSealed ? (JSON.parse(ctx.box.open(row.envSealed)) as Record<string, string>) : {};
-    const running = await ctx.runtime.start({
-      deploymentId: id,
-      appDir: row.artifactDir,
-      processes: plan.processes,
-      env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
-      port: plan.port,
-      limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
-    });
-    await ctx.db
-      .update(deployments)
-      .set({ runtime: running as unknown as Record<string, unknown>, stoppedAt: null })
-      .where(eq(deployments.id, id));
+    await startProcesses(ctx, { deploymentId: id, appDir: row.artifactDir, plan, env: deploymentEnv(ctx, row), environment });
   }
   if (!(await transition(ctx, id, 'ready'))) throw conflict(`Deployment ${id} changed while resuming it: try again`);
   publishRoutesAfterCommit(ctx);

@@ -16,6 +16,7 @@ import {
 import type { BuildPlan } from '../../engine/pipeline/build-plan';
 import { resolveBuildPlan } from '../../engine/pipeline/config/resolve';
 import { fetchCommit, knownHostsPath } from '../../engine/pipeline/source';
+import type { RunningDeployment } from '../../engine/runtime/driver';
 import { JobCancelledError, type RunningJob } from '../../jobs';
 import { environmentValues } from '../env-vars/service';
 import { environments } from '../environments/schema';
@@ -106,6 +107,36 @@ class Reporter {
 
 /** npm, when it runs an app's start script or a build, checks for its own updates and asks for funding: neither, here. */
 export const QUIET_NPM = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
+
+/** The env vars a deployment was built and runs with (sealed on its row), in clear. */
+export function deploymentEnv(ctx: AppContext, row: Pick<Row, 'envSealed'>): Record<string, string> {
+  return row.envSealed ? (JSON.parse(ctx.box.open(row.envSealed)) as Record<string, string>) : {};
+}
+
+/**
+ * Starts a built deployment's processes under the runtime, with the env vars it was built with and
+ * its environment's limits, and records where they run: for a new deployment, a resume and a
+ * restart after a reboot alike.
+ */
+export async function startProcesses(
+  ctx: AppContext,
+  options: { deploymentId: number; appDir: string; plan: BuildPlan; env: Record<string, string>; environment: EnvironmentRow },
+): Promise<RunningDeployment> {
+  const { deploymentId, appDir, plan, env, environment } = options;
+  const running = await ctx.runtime.start({
+    deploymentId,
+    appDir,
+    processes: plan.processes,
+    env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
+    port: plan.port,
+    limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
+  });
+  await ctx.db
+    .update(deployments)
+    .set({ runtime: running as unknown as Record<string, unknown>, stoppedAt: null })
+    .where(eq(deployments.id, deploymentId));
+  return running;
+}
 
 /** The environment a deployment's commands get: the user's env vars, over a minimal platform environment. */
 function commandEnv(userEnv: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
@@ -371,7 +402,7 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
     let appDir: string;
     if (row.sourceDeploymentId) {
       plan = row.plan as unknown as BuildPlan;
-      env = row.envSealed ? (JSON.parse(ctx.box.open(row.envSealed)) as Record<string, string>) : {};
+      env = deploymentEnv(ctx, row);
       appDir = row.artifactDir ?? '';
       reporter.log(
         `Rollback to deployment ${row.sourceDeploymentId} (${row.commitSha?.slice(0, 7)}): its build and env vars, no rebuild`,
@@ -394,19 +425,8 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
       const runtime = await reporter.step(
         'start',
         async () => {
-          const running = await ctx.runtime.start({
-            deploymentId,
-            appDir,
-            processes: plan.processes,
-            env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
-            port: plan.port,
-            limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
-          });
+          const running = await startProcesses(ctx, { deploymentId, appDir, plan, env, environment });
           started = true;
-          await ctx.db
-            .update(deployments)
-            .set({ runtime: running as unknown as Record<string, unknown> })
-            .where(eq(deployments.id, deploymentId));
           return running;
         },
         (r) => r.processes.map((p) => `${p.type}${p.port ? ` on port ${p.port}` : ''}`).join(', '),

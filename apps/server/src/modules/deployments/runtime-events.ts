@@ -7,7 +7,7 @@ import { publishAlert } from '../notifications/service';
 import { projects } from '../projects/schema';
 import { publishRoutes } from './edge-routes';
 import { deploymentLogWriter } from './logs';
-import { QUIET_NPM } from './pipeline';
+import { deploymentEnv, startProcesses } from './pipeline';
 import { deployments } from './schema';
 import { transition } from './state';
 
@@ -90,19 +90,13 @@ export async function adoptRunningDeployments(ctx: AppContext, log: Log): Promis
     if (plan?.kind !== 'server' || adopted.has(deployment.id)) continue;
     if (!deployment.artifactDir) continue;
     log.info(`Deployment ${deployment.id} was not running: starting it again from its build`);
-    const env = deployment.envSealed ? (JSON.parse(ctx.box.open(deployment.envSealed)) as Record<string, string>) : {};
-    const started = await ctx.runtime.start({
+    await startProcesses(ctx, {
       deploymentId: deployment.id,
       appDir: deployment.artifactDir,
-      processes: plan.processes,
-      env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
-      port: plan.port,
-      limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
+      plan,
+      env: deploymentEnv(ctx, deployment),
+      environment,
     });
-    await ctx.db
-      .update(deployments)
-      .set({ runtime: started as unknown as Record<string, unknown> })
-      .where(eq(deployments.id, deployment.id));
   }
   await publishRoutes(ctx, { waitMs: 0 });
 }
