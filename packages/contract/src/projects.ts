@@ -45,6 +45,16 @@ export const branchNameSchema = z
   .max(255, 'At most 255 characters')
   .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]+(?<![./])$/, 'Not a valid branch name');
 
+export const ENV_VAR_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
+export const envVarKeySchema = z
+  .string()
+  .trim()
+  .min(1, 'Key is required')
+  .max(255, 'At most 255 characters')
+  .regex(ENV_VAR_KEY_PATTERN, 'Letters, digits and underscores, not starting with a digit');
+
+const envVarValueSchema = z.string().max(65_536, 'At most 64 KB');
+
 /** The build settings a user may override (launchbay.json in the repository wins over them). */
 export const buildSettingsSchema = z.object({
   root_directory: relativeFolder('The root directory'),
@@ -71,6 +81,18 @@ export const createProjectRequestSchema = buildSettingsSchema.extend({
     .transform((value) => value || null)
     .nullish(),
   branch: branchNameSchema,
+  /** Set for the production environment before the first build starts (a pasted .env, say). */
+  env_vars: z
+    .array(z.object({ key: envVarKeySchema, value: envVarValueSchema }))
+    .max(500, 'At most 500 variables')
+    .superRefine((vars, check) => {
+      const seen = new Set<string>();
+      vars.forEach((v, index) => {
+        if (seen.has(v.key)) check.addIssue({ code: 'custom', path: [index, 'key'], message: `${v.key} is set twice` });
+        seen.add(v.key);
+      });
+    })
+    .optional(),
 });
 export type CreateProjectRequest = z.input<typeof createProjectRequestSchema>;
 
@@ -185,14 +207,6 @@ export const triggerPipelineRequestSchema = z.preprocess(
 );
 export const triggerPipelineResponseSchema = z.object({ deployment_id: z.number().int() });
 
-export const ENV_VAR_KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
-export const envVarKeySchema = z
-  .string()
-  .trim()
-  .min(1, 'Key is required')
-  .max(255, 'At most 255 characters')
-  .regex(ENV_VAR_KEY_PATTERN, 'Letters, digits and underscores, not starting with a digit');
-
 export const envVarSchema = z.object({
   id: z.number().int(),
   key: z.string(),
@@ -205,7 +219,7 @@ export const envVarSchema = z.object({
 export const envVarListResponseSchema = z.object({ env_vars: z.array(envVarSchema) });
 export const createEnvVarRequestSchema = z.object({
   key: envVarKeySchema,
-  value: z.string().max(65_536, 'At most 64 KB'),
+  value: envVarValueSchema,
   /** Omitted: every environment of the project. */
   environment_ids: z.array(z.number().int().positive()).max(100).optional(),
 });

@@ -28,6 +28,8 @@ export async function streamPolled(
     pollMs: number;
     next(lastId: number): Promise<SsePage>;
     shutdown: Set<() => void>;
+    /** Wakes the stream before its next poll when new events are known to wait; returns the unsubscribe. */
+    subscribe?: (wake: () => void) => () => void;
   },
 ): Promise<void> {
   let lastId = options.lastEventId;
@@ -50,6 +52,12 @@ export async function streamPolled(
   };
   request.raw.on('close', stop);
   options.shutdown.add(stop);
+  // Set when a wake-up came while a page was being read: poll again at once rather than sleep.
+  let woken = false;
+  const unsubscribe = options.subscribe?.(() => {
+    woken = true;
+    wake?.();
+  });
   let lastWrite = Date.now();
   try {
     while (!closed) {
@@ -68,15 +76,24 @@ export async function streamPolled(
         out.write(': keep-alive\n\n');
         lastWrite = Date.now();
       }
+      if (woken) {
+        woken = false;
+        continue;
+      }
       await new Promise<void>((resolve) => {
-        wake = resolve;
-        setTimeout(resolve, options.pollMs);
+        const timer = setTimeout(resolve, options.pollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
       });
+      woken = false;
     }
   } catch (error) {
     request.log.error({ err: error }, 'event stream failed');
   } finally {
     options.shutdown.delete(stop);
+    unsubscribe?.();
     out.end();
   }
 }

@@ -201,6 +201,57 @@ describe('POST /api/projects', () => {
     expect(ready.commit_sha).toBe(await repo.head());
   });
 
+  it('sets the env vars given for production before the first build, which runs with them; the audit row hides their values', async () => {
+    const created = await api.call<ProjectDetail>('POST', '/projects', {
+      token: admin,
+      body: {
+        name: 'With Vars',
+        git_url: repo.url,
+        git_token: GIT_TOKEN,
+        branch: 'main',
+        env_vars: [
+          { key: 'GREETING', value: 'hello from the first build' },
+          { key: 'API_SECRET', value: 's3cr3t-value' },
+        ],
+      },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const production = created.body.environments[0]?.id;
+    const vars = await api.call<{ env_vars: { key: string; value: string; environment_ids: number[] }[] }>(
+      'GET',
+      `/projects/${created.body.id}/env-vars`,
+      { token: admin },
+    );
+    expect(vars.body.env_vars.map((v) => [v.key, v.value, v.environment_ids])).toEqual(
+      expect.arrayContaining([
+        ['GREETING', '••••••••', [production]],
+        ['API_SECRET', '••••••••', [production]],
+      ]),
+    );
+    // Only one deployment, and it was built with the variables (sealed with it).
+    const list = await api.call<{ total: number }>('GET', `/projects/${created.body.id}/deployments`, { token: admin });
+    expect(list.body.total).toBe(1);
+    const { rows } = await platform.ctx.pool.query<{ env_sealed: string | null }>(
+      'SELECT env_sealed FROM deployments WHERE project_id = $1',
+      [created.body.id],
+    );
+    await waitForDeployment(created.body.id, created.body.last_deployment?.id ?? 0, ['ready', 'failed']);
+    const { rows: sealed } = await platform.ctx.pool.query<{ env_sealed: string }>(
+      'SELECT env_sealed FROM deployments WHERE project_id = $1',
+      [created.body.id],
+    );
+    expect(rows).toHaveLength(1);
+    expect(JSON.parse(platform.ctx.box.open(sealed[0]?.env_sealed ?? ''))).toMatchObject({
+      GREETING: 'hello from the first build',
+      API_SECRET: 's3cr3t-value',
+    });
+    const audit = await platform.ctx.pool.query<{ summary: unknown }>(
+      "SELECT summary FROM audit_logs WHERE action = 'projects.create' ORDER BY id DESC LIMIT 1",
+    );
+    expect(JSON.stringify(audit.rows[0]?.summary)).toContain('GREETING');
+    expect(JSON.stringify(audit.rows[0]?.summary)).not.toContain('s3cr3t-value');
+  });
+
   it('keeps the build settings given, normalised, and makes the slug unique', async () => {
     const created = await api.call<ProjectDetail>('POST', '/projects', {
       token: user.token,
@@ -260,6 +311,22 @@ describe('POST /api/projects', () => {
       [{ output_directory: 'dist/../..' }, 'output_directory', 'The output directory must be a folder inside the repository'],
       [{ branch: 'feature..x' }, 'branch', 'Not a valid branch name'],
       [{ git_url: '' }, 'git_url', 'Git URL is required'],
+      [
+        { env_vars: [{ key: '1ABC', value: 'x' }] },
+        'env_vars.0.key',
+        'Letters, digits and underscores, not starting with a digit',
+      ],
+      [
+        {
+          env_vars: [
+            { key: 'A', value: '1' },
+            { key: 'A', value: '2' },
+          ],
+        },
+        'env_vars.1.key',
+        'A is set twice',
+      ],
+      [{ env_vars: [{ key: 'BIG', value: 'x'.repeat(65_537) }] }, 'env_vars.0.value', 'At most 64 KB'],
     ];
     for (const [change, field, message] of cases) {
       const response = await api.call<ApiError>('POST', '/projects', { token: admin, body: { ...valid, ...change } });
@@ -1001,6 +1068,25 @@ describe('GET /api/projects/{id}/deployments/{deployment_id}/logs', () => {
       const [later] = await insertLogLines(platform.ctx.pool, d.id, [{ line: 'GET / 200', stream: 'stdout', process: 'web' }]);
       const more = await stream.take(5);
       expect(more[4]).toMatchObject({ id: String(later), event: 'log', data: { line: 'GET / 200', process: 'web' } });
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('filters by source (the build with the platform notes, or the app output) and resumes from ?last_event_id=', async () => {
+    const { url, ids } = await deploymentWithLog();
+    const build = await api.call<string>('GET', `${url}?source=build`, { token: reader.token });
+    expect(build.body).toBe(`${AT[0]} system ── clone\n${AT[1]} build Cloning acme/x\n`);
+    const runtime = await api.call<string>('GET', `${url}?source=runtime`, { token: reader.token });
+    expect(runtime.body).toBe(`${AT[2]} web listening on 3000\n${AT[3]} worker warning: slow\n`);
+    const bad = await api.call<ApiError>('GET', `${url}?source=everything`, { token: admin });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.map((e) => e.path)).toEqual(['querystring.source']);
+    // EventSource cannot set Last-Event-ID on its first request: the query parameter does the same.
+    const stream = await openEventStream(`${url}?source=runtime&last_event_id=${ids[2]}`, {});
+    try {
+      const events = await stream.take(1);
+      expect(events.map((e) => e.id)).toEqual([String(ids[3])]);
     } finally {
       stream.close();
     }

@@ -1,9 +1,7 @@
 import {
   type CreateProjectRequest,
-  deploymentSchema,
   type Environment,
   environmentSchema,
-  envVarSchema,
   type ProjectDetail,
   projectDetailSchema,
 } from '@launchbay/contract';
@@ -40,14 +38,6 @@ export function usePresets() {
 
 export function createProject(body: CreateProjectRequest) {
   return api('/projects', { method: 'POST', body, response: projectDetailSchema });
-}
-
-export function createEnvVar(projectId: number, body: { key: string; value: string; environment_ids?: number[] }) {
-  return api(`/projects/${projectId}/env-vars`, { method: 'POST', body, response: envVarSchema });
-}
-
-export function cancelDeployment(projectId: number, deploymentId: number) {
-  return api(`/projects/${projectId}/deployments/${deploymentId}/cancel`, { method: 'POST', response: deploymentSchema });
 }
 
 /** Writes a fresh project detail into the cache under its slug, and refreshes the lists. */

@@ -95,14 +95,12 @@ describe('NewProjectForm validation', () => {
     await user.click(deploy());
     await vi.waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
     expect(onSubmit).toHaveBeenCalledWith({
-      project: {
-        name: 'my-site',
-        git_url: 'https://git.example.com/acme/my-site.git',
-        git_token: 'secret-token',
-        branch: 'main',
-        build_command: 'npm run build:prod',
-      },
-      envVars: [{ key: 'GREETING', value: 'hello world' }],
+      name: 'my-site',
+      git_url: 'https://git.example.com/acme/my-site.git',
+      git_token: 'secret-token',
+      branch: 'main',
+      build_command: 'npm run build:prod',
+      env_vars: [{ key: 'GREETING', value: 'hello world' }],
     });
   });
 

@@ -93,12 +93,10 @@ export const EMPTY_NEW_PROJECT: NewProjectFormInput = {
   env: [{ key: '', value: '' }],
 };
 
-export interface NewProjectSubmission {
-  project: CreateProjectRequest;
-  envVars: { key: string; value: string }[];
-}
+/** The create body: the variables go with it, so the first build already has them. */
+export type NewProjectSubmission = CreateProjectRequest;
 
-/** The create body (only what was set: the server detects the rest) and the variables to add. */
+/** The create body: only what was set (the server detects the rest), and the variables. */
 export function toSubmission(values: NewProjectFormOutput): NewProjectSubmission {
   const project: CreateProjectRequest = {
     name: values.name,
@@ -117,7 +115,8 @@ export function toSubmission(values: NewProjectFormOutput): NewProjectSubmission
   const envVars = values.env
     .filter((row) => row.key.trim() !== '' || row.value !== '')
     .map((row) => ({ key: row.key.trim(), value: row.value }));
-  return { project, envVars };
+  if (envVars.length > 0) project.env_vars = envVars;
+  return project;
 }
 
 /** The repository's name from its address, as a default project name ('…/acme/my-site.git' -> 'my-site'). */

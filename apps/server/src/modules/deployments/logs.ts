@@ -16,6 +16,7 @@ export class DeploymentLogWriter {
   #dropped = new Map<number, number>();
   #timer: NodeJS.Timeout | undefined;
   #flushing: Promise<void> | undefined;
+  #storedListeners = new Set<(deploymentIds: ReadonlySet<number>) => void>();
 
   constructor(private readonly pool: pg.Pool) {}
 
@@ -26,6 +27,15 @@ export class DeploymentLogWriter {
     }
     this.#buffer.push(line);
     this.#timer ??= setTimeout(() => void this.flush(), FLUSH_MS);
+  }
+
+  /**
+   * Called after each stored batch with the deployments it held: a log stream in this process wakes
+   * at once instead of at its next poll (streams served by another process still poll).
+   */
+  onStored(listener: (deploymentIds: ReadonlySet<number>) => void): () => void {
+    this.#storedListeners.add(listener);
+    return () => this.#storedListeners.delete(listener);
   }
 
   /** Writes what waits; resolves once it is stored (or failed, then it stays buffered). */
@@ -60,7 +70,10 @@ export class DeploymentLogWriter {
         ],
       )
       .then(
-        () => undefined,
+        () => {
+          const ids = new Set(batch.map((l) => l.deploymentId));
+          for (const listener of this.#storedListeners) listener(ids);
+        },
         async (error: { code?: string }) => {
           let kept = batch;
           if (error.code === '23503') {

@@ -6,6 +6,7 @@ import type { AppContext } from '../../context';
 import {
   dependencyCacheKey,
   folderBytes,
+  installHasWork,
   restoreBuildCaches,
   restoreDependencies,
   runCommand,
@@ -14,6 +15,7 @@ import {
   shellQuote,
 } from '../../engine/pipeline/build';
 import type { BuildPlan } from '../../engine/pipeline/build-plan';
+import { directScriptCommand, type PackageJson } from '../../engine/pipeline/config';
 import { resolveBuildPlan } from '../../engine/pipeline/config/resolve';
 import { fetchCommit, knownHostsPath } from '../../engine/pipeline/source';
 import type { RunningDeployment } from '../../engine/runtime/driver';
@@ -123,10 +125,11 @@ export async function startProcesses(
   options: { deploymentId: number; appDir: string; plan: BuildPlan; env: Record<string, string>; environment: EnvironmentRow },
 ): Promise<RunningDeployment> {
   const { deploymentId, appDir, plan, env, environment } = options;
+  const pkg = await readPackageJson(appDir);
   const running = await ctx.runtime.start({
     deploymentId,
     appDir,
-    processes: plan.processes,
+    processes: plan.processes.map((process) => ({ ...process, command: directScriptCommand(process.command, pkg) })),
     env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
     port: plan.port,
     limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
@@ -136,6 +139,15 @@ export async function startProcesses(
     .set({ runtime: running as unknown as Record<string, unknown>, stoppedAt: null })
     .where(eq(deployments.id, deploymentId));
   return running;
+}
+
+async function readPackageJson(appDir: string): Promise<PackageJson | null> {
+  try {
+    const parsed: unknown = JSON.parse(await fs.promises.readFile(path.join(appDir, 'package.json'), 'utf8'));
+    return parsed && typeof parsed === 'object' ? (parsed as PackageJson) : null;
+  } catch {
+    return null; // none, or not JSON: the commands run as written
+  }
 }
 
 /** The environment a deployment's commands get: the user's env vars, over a minimal platform environment. */
@@ -264,12 +276,23 @@ async function build(
       commandLine: (cmd) => ctx.runtime.commandLine(dirs.root, `cd ${shellQuote(appDir)} && ${cmd}`),
     });
 
-  if (plan.installCommand && !restored.deps) {
+  // A detected install of a package.json without dependencies is skipped; one the user set always runs.
+  const installNeeded = plan.sources.installCommand !== 'detected' || installHasWork(appDir);
+  if (plan.installCommand && !restored.deps && installNeeded) {
     await reporter.step('install', async () => {
       reporter.log(`$ ${plan.installCommand}`);
       await run(plan.installCommand as string);
     });
-  } else await reporter.skip('install', plan.installCommand ? 'dependencies restored from the cache' : 'nothing to install');
+  } else {
+    await reporter.skip(
+      'install',
+      !plan.installCommand
+        ? 'nothing to install'
+        : restored.deps
+          ? 'dependencies restored from the cache'
+          : 'package.json lists no dependencies',
+    );
+  }
 
   if (plan.buildCommand) {
     await reporter.step('build', async () => {

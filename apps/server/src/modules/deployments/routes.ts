@@ -8,7 +8,7 @@ import {
   triggerPipelineRequestSchema,
   triggerPipelineResponseSchema,
 } from '@launchbay/contract';
-import { and, asc, desc, eq, gt } from 'drizzle-orm';
+import { and, asc, desc, eq, gt, inArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { conflict, unauthorized } from '../../lib/errors';
@@ -18,6 +18,7 @@ import { toIso, toIsoOrNull } from '../../lib/time';
 import { getEnvironmentRow, productionEnvironment } from '../environments/service';
 import { getProjectRow } from '../projects/service';
 import { pauseDeployment, resumeDeployment } from './actions';
+import { deploymentLogWriter } from './logs';
 import { deploymentLogs } from './schema';
 import {
   cancelDeployment,
@@ -32,7 +33,14 @@ import {
 
 const deploymentParamsSchema = z.object({ id: dbIdSchema, deployment_id: dbIdSchema });
 const listQuerySchema = paginationQuerySchema.extend({ environment_id: z.coerce.number().int().positive().optional() });
-const logQuerySchema = z.object({ limit: z.coerce.number().int().min(1).max(100_000).default(20_000) });
+const logQuerySchema = z.object({
+  limit: z.coerce.number().int().min(1).max(100_000).default(20_000),
+  /** Only the build's lines (and the platform's notes) or only the app's output. */
+  source: z.enum(['build', 'runtime']).optional(),
+  /** For clients that cannot set the Last-Event-ID header on their first request (EventSource). */
+  last_event_id: z.coerce.number().int().min(0).optional(),
+});
+const STREAMS_OF_SOURCE = { build: ['build', 'system'], runtime: ['stdout', 'stderr'] } as const;
 const lastEventIdSchema = z.object({
   'last-event-id': z
     .string()
@@ -168,11 +176,14 @@ export async function deploymentRoutes(app: App, ctx: AppContext) {
     async (request, reply) => {
       const project = await getProjectRow(ctx, request.params.id);
       const row = await getDeploymentRow(ctx, project.id, request.params.deployment_id);
+      const ofSource = request.query.source
+        ? inArray(deploymentLogs.stream, [...STREAMS_OF_SOURCE[request.query.source]])
+        : undefined;
       const linesAfter = (lastId: number, limit: number) =>
         ctx.db
           .select()
           .from(deploymentLogs)
-          .where(and(eq(deploymentLogs.deploymentId, row.id), gt(deploymentLogs.id, lastId)))
+          .where(and(eq(deploymentLogs.deploymentId, row.id), gt(deploymentLogs.id, lastId), ofSource))
           .orderBy(asc(deploymentLogs.id))
           .limit(limit);
       if (!(request.headers.accept ?? '').includes('text/event-stream')) {
@@ -181,7 +192,7 @@ export async function deploymentRoutes(app: App, ctx: AppContext) {
           await ctx.db
             .select()
             .from(deploymentLogs)
-            .where(eq(deploymentLogs.deploymentId, row.id))
+            .where(and(eq(deploymentLogs.deploymentId, row.id), ofSource))
             .orderBy(desc(deploymentLogs.id))
             .limit(request.query.limit)
         ).reverse();
@@ -189,9 +200,10 @@ export async function deploymentRoutes(app: App, ctx: AppContext) {
         return lines.map((l) => `${toIso(l.at)} ${l.process ?? l.stream} ${l.line}`).join('\n') + (lines.length ? '\n' : '');
       }
       await streamPolled(request, reply, {
-        lastEventId: Number(request.headers['last-event-id'] ?? 0),
+        lastEventId: Number(request.headers['last-event-id'] ?? request.query.last_event_id ?? 0),
         pollMs: LOG_POLL_MS,
         shutdown: openStreams,
+        subscribe: (wake) => deploymentLogWriter(ctx.pool).onStored((ids) => ids.has(row.id) && wake()),
         async next(lastId) {
           const lines = await linesAfter(lastId, LOG_PAGE);
           return {

@@ -6,6 +6,7 @@ import { checkRemote, type GitUrl, generateDeployKey, knownHostsPath, parseGitUr
 import { badRequest } from '../../lib/errors';
 import type { Principal } from '../../lib/http';
 import { lastDeployment, startDeployment } from '../deployments/service';
+import { createEnvVar } from '../env-vars/service';
 import { createEnvironmentRow, environmentUrl, listEnvironmentRows, toEnvironment } from '../environments/service';
 import { getSettings } from '../settings/service';
 import { projects } from './schema';
@@ -89,6 +90,9 @@ export async function createProject(ctx: AppContext, principal: Principal, input
     branch: input.branch,
     isProduction: true,
   });
+  for (const variable of input.env_vars ?? []) {
+    await createEnvVar(ctx, project.id, { key: variable.key, value: variable.value, environment_ids: [production.id] });
+  }
   if (check.ok) {
     await startDeployment(ctx, {
       project,

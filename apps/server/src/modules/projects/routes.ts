@@ -77,6 +77,7 @@ export async function projectRoutes(app: App, ctx: AppContext) {
         body: createProjectRequestSchema,
         response: { 201: projectDetailSchema },
       },
+      config: { auditRedact: ['value'] },
     },
     async (request, reply) => {
       if (!request.principal) throw unauthorized();

@@ -8,6 +8,7 @@ import type { AppFiles } from './app-files';
 
 export type PackageJson = {
   name?: unknown;
+  version?: unknown;
   main?: unknown;
   packageManager?: unknown;
   scripts?: Record<string, unknown>;

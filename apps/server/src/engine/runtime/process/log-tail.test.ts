@@ -45,6 +45,21 @@ describe('LogTail', () => {
     follower.close();
   });
 
+  it('follows a file that did not exist when it started, by fs.watch once one read found it', async () => {
+    const file = path.join(dir, `late-${count++}.log`);
+    const lines: string[] = [];
+    const follower = new LogTail({ file, offset: 0, onLine: (line) => lines.push(line) });
+    follower.start();
+    fs.writeFileSync(file, 'first\n');
+    follower.poll(); // the driver's safety-net poll finds the file and starts watching it
+    expect(lines).toEqual(['first']);
+    fs.appendFileSync(file, 'second\n');
+    // No poll from here on: only the watch can deliver this line.
+    await waitUntil(() => lines.length === 2, 'the line appended after the file appeared (fs.watch)', 2000);
+    expect(lines).toEqual(['first', 'second']);
+    follower.close();
+  });
+
   it('carries on from a saved offset without repeating lines, and reads a partial line again', () => {
     const first = tail();
     fs.appendFileSync(first.file, 'a\nb\npart');

@@ -33,6 +33,8 @@ export class LogTail {
   private skipping = false;
   private watcher: fs.FSWatcher | null = null;
   private closed = false;
+  /** start() was called: watch the file as soon as it exists. */
+  private following = false;
   private scheduled = false;
   private first = true;
   private readonly maxLineBytes: number;
@@ -53,8 +55,17 @@ export class LogTail {
 
   /** Reads what is there and follows the file (fs.watch; call `poll()` now and then too, as a safety net). */
   start(): void {
+    this.following = true;
     this.poll();
-    if (this.closed || this.watcher) return;
+    this.watch();
+  }
+
+  /**
+   * Watches the file for appends. A file that does not exist yet is watched from the first read that
+   * finds it, so a new app's first lines arrive at once rather than at the next safety-net poll.
+   */
+  private watch(): void {
+    if (!this.following || this.closed || this.watcher || this.fd === null) return;
     try {
       this.watcher = fs.watch(this.file, { persistent: false }, () => this.schedule());
       this.watcher.on('error', () => {
@@ -62,7 +73,8 @@ export class LogTail {
         this.watcher = null;
       });
     } catch {
-      // no inotify left, or no file yet: the driver's polls still read it
+      // no inotify left: the driver's polls still read it
+      this.following = false;
     }
   }
 
@@ -90,6 +102,7 @@ export class LogTail {
     if (this.closed) return;
     const fd = this.open();
     if (fd === null) return;
+    if (!this.watcher) this.watch();
     let stat: fs.Stats;
     try {
       stat = fs.fstatSync(fd);

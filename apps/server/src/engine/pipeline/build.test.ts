@@ -1,0 +1,35 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { installHasWork } from './build';
+
+const dirs: string[] = [];
+afterAll(() => {
+  for (const dir of dirs) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+function app(pkg: string | null): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-install-'));
+  dirs.push(dir);
+  if (pkg !== null) fs.writeFileSync(path.join(dir, 'package.json'), pkg);
+  return dir;
+}
+
+describe('installHasWork', () => {
+  it('is false for a package.json without dependencies, workspaces or install scripts', () => {
+    expect(installHasWork(app('{"name":"a","scripts":{"start":"node server.js"}}'))).toBe(false);
+    expect(installHasWork(app('{"name":"a","dependencies":{},"devDependencies":{}}'))).toBe(false);
+  });
+
+  it('is true for dependencies of any kind, workspaces, install scripts, and anything it cannot read', () => {
+    expect(installHasWork(app('{"dependencies":{"express":"^5.0.0"}}'))).toBe(true);
+    expect(installHasWork(app('{"devDependencies":{"vite":"^7.0.0"}}'))).toBe(true);
+    expect(installHasWork(app('{"optionalDependencies":{"fsevents":"*"}}'))).toBe(true);
+    expect(installHasWork(app('{"workspaces":["packages/*"]}'))).toBe(true);
+    expect(installHasWork(app('{"scripts":{"postinstall":"node setup.js"}}'))).toBe(true);
+    expect(installHasWork(app('{"scripts":{"prepare":"husky"}}'))).toBe(true);
+    expect(installHasWork(app('{ not json'))).toBe(true);
+    expect(installHasWork(app(null))).toBe(true);
+  });
+});
