@@ -12,7 +12,11 @@ fs.rmSync('dist', { recursive: true, force: true });
 await build({
   absWorkingDir: process.cwd(),
   entryPoints: ['src/main.ts'],
-  outfile: 'dist/main.js',
+  outdir: 'dist',
+  // main.js imports ./platform dynamically: a chunk of its own, so its packages load while the
+  // database starts. Chunks stay beside main.js (code finds the migrations and the console from there).
+  splitting: true,
+  chunkNames: '[name]-[hash]',
   bundle: true,
   platform: 'node',
   target: 'node20',

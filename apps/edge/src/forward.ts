@@ -1,9 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { Route, RouteUpstream } from '@launchbay/edge-protocol';
-import type { Dispatcher } from 'undici';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
 import { downPage, type Page, sendPage, startingPage, timeoutPage, unreachablePage } from './pages';
+import type { Dispatcher } from './undici';
 import { SOCKET_BYTES_READ, type UpstreamPools } from './upstreams';
 
 /** Methods whose effect is the same sent once or twice (RFC 9110 9.2.2). */

@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Route, RouteTable, RouteUpstream } from '@launchbay/edge-protocol';
-import { buildConnector, Client, type Dispatcher, Pool } from 'undici';
+import { buildConnector, Client, type ClientOptions, type Connector, type Dispatcher, Pool } from './undici';
 
 /** Set on a socket error by the edge's connector: how many bytes the socket had read when it failed. */
 export const SOCKET_BYTES_READ = Symbol('socketBytesRead');
@@ -32,7 +32,7 @@ function originOf(upstream: RouteUpstream): string {
  * sent on a reused keep-alive connection the app had just closed (the keep-alive race), and can be
  * sent again on a fresh one.
  */
-function connectorFor(upstream: RouteUpstream, timeoutMs: number): buildConnector.connector {
+function connectorFor(upstream: RouteUpstream, timeoutMs: number): Connector {
   const base = buildConnector({
     timeout: timeoutMs,
     ...(upstream.kind === 'unix' ? { socketPath: upstream.socketPath } : {}),
@@ -62,7 +62,7 @@ export class UpstreamPools {
 
   constructor(private readonly timeouts: UpstreamTimeouts) {}
 
-  #options(upstream: RouteUpstream): Client.Options {
+  #options(upstream: RouteUpstream): ClientOptions {
     return {
       pipelining: 1,
       headersTimeout: this.timeouts.headersMs,

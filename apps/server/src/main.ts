@@ -1,6 +1,12 @@
 import { loadConfig } from './config';
-import { startPlatform } from './platform';
+import { startEmbeddedDatabase } from './db/embedded';
+import { createLogger } from './lib/logger';
 
+/*
+ * Only what starts the database is imported up front: the embedded PostgreSQL (initdb on a first
+ * start) comes up on its own core while the rest of the platform's code loads (./platform is a
+ * separate chunk of the bundle, imported below).
+ */
 async function main() {
   let config: ReturnType<typeof loadConfig>;
   try {
@@ -10,9 +16,14 @@ async function main() {
     process.exit(1);
   }
   const t0 = performance.now();
-  let platform: Awaited<ReturnType<typeof startPlatform>>;
+  const logger = createLogger(config.logLevel);
+  const embeddedStarting = config.databaseUrl ? undefined : startEmbeddedDatabase(config.dataDir, logger);
+  // Awaited inside startPlatform; until then a failure must not count as unhandled.
+  embeddedStarting?.catch(() => undefined);
+  let platform: Awaited<ReturnType<typeof import('./platform').startPlatform>>;
   try {
-    platform = await startPlatform(config);
+    const { startPlatform } = await import('./platform');
+    platform = await startPlatform(config, logger, { embeddedStarting });
   } catch (error) {
     console.error(`\nLaunchbay could not start: ${(error as Error).message}\n`);
     process.exit(1);

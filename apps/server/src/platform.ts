@@ -5,7 +5,7 @@ import { buildApp } from './app';
 import type { Config } from './config';
 import type { AppContext } from './context';
 import { createDb, createPool } from './db/client';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from './db/embedded';
+import { type EmbeddedPostgres, startEmbeddedDatabase } from './db/embedded';
 import { runMigrations } from './db/migrate';
 import { scopedDb } from './db/request-transaction';
 import { type EdgeSupervisor, startEdgeSupervisor } from './engine/edge/supervisor';
@@ -33,18 +33,21 @@ export type Platform = {
 };
 
 /** Starts everything the control plane needs, in order: database, migrations, first admin, HTTP. */
-export async function startPlatform(config: Config, logger: Logger = createLogger(config.logLevel)): Promise<Platform> {
+export async function startPlatform(
+  config: Config,
+  logger: Logger = createLogger(config.logLevel),
+  options: {
+    /** The embedded database, already starting (main.ts starts it before loading the rest of the code). */
+    embeddedStarting?: Promise<EmbeddedPostgres>;
+  } = {},
+): Promise<Platform> {
   const startedAt = Date.now();
   let embedded: EmbeddedPostgres | undefined;
   let connection: pg.PoolConfig;
   if (config.databaseUrl) {
     connection = { connectionString: config.databaseUrl };
   } else {
-    embedded = await startEmbeddedPostgres(config.dataDir, {
-      info: (m) => logger.info(m),
-      warn: (m) => logger.warn(m),
-      debug: (m) => logger.debug(m),
-    });
+    embedded = await (options.embeddedStarting ?? startEmbeddedDatabase(config.dataDir, logger));
     connection = embedded.connection;
   }
   // The edge needs nothing else from the start: it comes up (or is adopted) beside the rest.

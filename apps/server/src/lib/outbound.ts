@@ -1,7 +1,7 @@
 import dns from 'node:dns';
 import net from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, type RequestInit, type Response, fetch as undiciFetch } from 'undici';
+import type { Agent, RequestInit, Response } from 'undici';
 
 /*
  * The outbound-request guard: every request the platform makes on a user's behalf (notification
@@ -233,9 +233,11 @@ export function guardedLookup(policy: OutboundPolicy, resolver: Resolver = syste
 }
 
 const agents = new Map<string, Agent>();
+/** undici is loaded with the first outbound request: a platform that sends nothing never pays for it (about 20 MB). */
+let undici: Promise<typeof import('undici')> | undefined;
 
 /** One connection pool per policy: a connection opened under a looser policy is never reused under a stricter one. */
-function agentFor(policy: OutboundPolicy, resolver: Resolver | undefined): Agent {
+function agentFor(policy: OutboundPolicy, resolver: Resolver | undefined, { Agent }: typeof import('undici')): Agent {
   if (resolver) return new Agent({ connect: { lookup: guardedLookup(policy, resolver) } });
   const key = policy.allowPrivateNetworks ? 'private' : 'public';
   let agent = agents.get(key);
@@ -266,9 +268,11 @@ export async function outboundFetch(
     const refusal = refusalFor(literal, policy);
     if (refusal) throw refusal;
   }
-  const dispatcher = agentFor(policy, resolver);
+  undici ??= import('undici');
+  const loaded = await undici;
+  const dispatcher = agentFor(policy, resolver, loaded);
   try {
-    return await undiciFetch(parsed, { ...init, redirect: 'manual', dispatcher });
+    return await loaded.fetch(parsed, { ...init, redirect: 'manual', dispatcher });
   } finally {
     // A one-off agent (a test's resolver) must not keep sockets open.
     if (resolver) void dispatcher.close().catch(() => undefined);

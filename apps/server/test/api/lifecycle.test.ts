@@ -374,7 +374,10 @@ describe('a failing migration', () => {
     const copy = path.join(SERVER_DIR, '.tmp', `lifecycle-${randomBytes(4).toString('hex')}`);
     tempDirs.push(copy);
     fs.mkdirSync(copy, { recursive: true });
-    fs.copyFileSync(MAIN_JS, path.join(copy, 'main.js'));
+    // main.js and its chunks (the build splits the platform's code off main.js).
+    for (const file of fs.readdirSync(path.dirname(MAIN_JS)).filter((name) => name.endsWith('.js'))) {
+      fs.copyFileSync(path.join(path.dirname(MAIN_JS), file), path.join(copy, file));
+    }
     fs.cpSync(path.join(path.dirname(MAIN_JS), 'migrations'), path.join(copy, 'migrations'), { recursive: true });
     const journalPath = path.join(copy, 'migrations', 'meta', '_journal.json');
     const journal = JSON.parse(fs.readFileSync(journalPath, 'utf8')) as { entries: { idx: number; tag: string }[] };

@@ -89,7 +89,7 @@ describe('GET /api/health', () => {
     const database = (await platform.ctx.pool.query<{ db: string }>('SELECT current_database() AS db')).rows[0]?.db ?? '';
     const base = inject('externalPostgresUrl');
     const adminClient = new pg.Client(
-      base ? { connectionString: base } : { ...platform.embedded?.connection, database: 'postgres' },
+      base ? { connectionString: base } : { ...platform.embedded?.connection, database: 'template1' },
     );
     await adminClient.connect();
     try {

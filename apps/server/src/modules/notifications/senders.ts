@@ -1,6 +1,5 @@
 import net from 'node:net';
 import type { EmailConfig, SlackConfig } from '@launchbay/contract';
-import nodemailer from 'nodemailer';
 import { type OutboundPolicy, outboundFetch, outboundRefusal, type ResolvedAddress, resolveOutbound } from '../../lib/outbound';
 
 /**
@@ -192,6 +191,8 @@ async function sendEmailTo(
   const where = `${config.smtp_host}:${config.smtp_port}`;
   const stepTimeout = Math.max(1_000, Math.min(timeoutMs, 15_000));
   const byName = !net.isIP(config.smtp_host);
+  // Loaded on the first email: a platform without an email channel never pays for it (about 15 MB).
+  const { default: nodemailer } = await import('nodemailer');
   const transport = nodemailer.createTransport({
     // The checked address, not the name: a second lookup could answer something else (DNS rebinding).
     host: address,

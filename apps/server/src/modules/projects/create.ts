@@ -60,7 +60,7 @@ export async function createProject(ctx: AppContext, principal: Principal, input
     const field = FAILURE_FIELD[check.field] ?? 'git_url';
     throw badRequest(check.message, [{ path: field, message: check.message }]);
   }
-  assertKnownPreset(input.preset);
+  await assertKnownPreset(input.preset);
   const slug = await uniqueSlug(ctx, input.name);
   const [project] = await ctx.db
     .insert(projects)

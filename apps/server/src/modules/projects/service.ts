@@ -14,8 +14,8 @@ export async function getProjectRow(ctx: AppContext, id: number): Promise<Projec
 }
 
 /** An unknown preset is refused where it is set, not at the next deployment. */
-export function assertKnownPreset(preset: string | null | undefined): void {
-  if (preset && !isPreset(preset)) {
+export async function assertKnownPreset(preset: string | null | undefined): Promise<void> {
+  if (preset && !(await isPreset(preset))) {
     throw badRequest(`Unknown preset "${preset}": GET /api/presets lists them`, [
       { path: 'preset', message: `Unknown preset "${preset}"` },
     ]);

@@ -2,5 +2,5 @@
 export { LAUNCHBAY_JSON, type LaunchbayJson, launchbayJsonSchema, parseLaunchbayJson } from './launchbay-json';
 export type { PackageJson } from './package-manager';
 export { directScriptCommand } from './package-script';
-export { type Preset, presets } from './presets';
+export { listPresets, type Preset } from './presets';
 export { type BuildConfigError, type BuildPlanResult, resolveBuildPlan } from './resolve';

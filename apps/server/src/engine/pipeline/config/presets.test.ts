@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { isPreset, presets } from './presets';
+import { isPreset, listPresets } from './presets';
 
 describe('presets', () => {
-  it('lists each preset once, with its default commands from @vercel/frameworks and ours', () => {
+  it('lists each preset once, with its default commands from @vercel/frameworks and ours', async () => {
+    const presets = await listPresets();
     const slugs = presets.map((p) => p.slug);
     expect(new Set(slugs).size).toBe(slugs.length);
     const bySlug = new Map(presets.map((p) => [p.slug, p]));
@@ -35,9 +36,10 @@ describe('presets', () => {
     for (const slug of ['express', 'fastify', 'hono', 'nestjs', 'node', 'remix']) expect(bySlug.get(slug)?.kind).toBe('server');
   });
 
-  it('leaves out what needs another toolchain or runs only on Vercel', () => {
+  it('leaves out what needs another toolchain or runs only on Vercel', async () => {
+    const presets = await listPresets();
     for (const slug of ['hugo', 'jekyll', 'zola', 'django', 'fastapi', 'go', 'rust', 'container', 'redwoodjs', 'services']) {
-      expect(isPreset(slug), slug).toBe(false);
+      expect(await isPreset(slug), slug).toBe(false);
     }
     expect(presets.every((p) => (p.kind === 'server' ? p.startCommand !== null : p.outputDirectory !== null))).toBe(true);
   });

@@ -8,7 +8,7 @@
  * left out.
  */
 import path from 'node:path';
-import { type Framework, type FrameworkDetectionItem, frameworks as vercelFrameworks } from '@vercel/frameworks';
+import type { Framework, FrameworkDetectionItem } from '@vercel/frameworks';
 import type { PackageManager } from '../build-plan';
 import type { AppFiles } from './app-files';
 import { execBinary, type PackageJson, runScript } from './package-manager';
@@ -279,11 +279,27 @@ function cacheFolders(pattern: string | undefined): string[] {
   return alternatives ? alternatives.split(',') : [base];
 }
 
-/** The frameworks we run, in @vercel/frameworks' order (the more specific first). */
-const SUPPORTED = (vercelFrameworks as readonly Framework[]).filter(
-  (f): f is Framework & { slug: string } => f.slug !== null && (f.slug in RULES || STATIC_SITES.has(f.slug)),
-);
-const BY_SLUG = new Map(SUPPORTED.map((f) => [f.slug, f]));
+type SupportedFramework = Framework & { slug: string };
+type Catalog = {
+  supported: readonly SupportedFramework[];
+  bySlug: ReadonlyMap<string, SupportedFramework>;
+  presets: readonly Preset[];
+};
+let catalog: Promise<Catalog> | undefined;
+
+/**
+ * The frameworks we run, in @vercel/frameworks' order (the more specific first), loaded on first
+ * use: the package is large (about 18 MB and 100 ms to load) and only builds and the presets list need it.
+ */
+function frameworkCatalog(): Promise<Catalog> {
+  catalog ??= import('@vercel/frameworks').then(({ frameworks }) => {
+    const supported = (frameworks as readonly Framework[]).filter(
+      (f): f is SupportedFramework => f.slug !== null && (f.slug in RULES || STATIC_SITES.has(f.slug)),
+    );
+    return { supported, bySlug: new Map(supported.map((f) => [f.slug, f])), presets: presetList(supported) };
+  });
+  return catalog;
+}
 
 function ruleOf(slug: string): Rule {
   const own = OWN[slug];
@@ -291,49 +307,55 @@ function ruleOf(slug: string): Rule {
   return RULES[slug] ?? { kind: 'static', spaFallback: SPAS.has(slug) };
 }
 
-export function isPreset(slug: string): boolean {
-  return slug in OWN || BY_SLUG.has(slug);
+export async function isPreset(slug: string): Promise<boolean> {
+  return slug in OWN || (await frameworkCatalog()).bySlug.has(slug);
 }
 
-export function presetName(slug: string): string {
-  return OWN[slug]?.name ?? BY_SLUG.get(slug)?.name ?? slug;
+export async function presetName(slug: string): Promise<string> {
+  return OWN[slug]?.name ?? (await frameworkCatalog()).bySlug.get(slug)?.name ?? slug;
 }
 
 /** Every preset, for `GET /api/presets` (`{ presets }`); the data changes only with the package. */
-export const presets: readonly Preset[] = [
-  ...SUPPORTED.map((f): Preset => {
-    const rule = ruleOf(f.slug);
-    return {
-      slug: f.slug,
-      name: f.name,
-      kind: rule.kind,
-      installCommand: settingValue(f.settings.installCommand),
-      buildCommand: settingValue(f.settings.buildCommand),
-      startCommand: rule.start ?? null,
-      outputDirectory:
-        rule.output !== undefined ? rule.output : rule.kind === 'static' ? settingValue(f.settings.outputDirectory) : null,
-      website: f.website ?? null,
-    };
-  }),
-  ...(['node', 'static'] as const).map((slug): Preset => {
-    const { name, rule, website } = OWN[slug]!;
-    const output = rule.output ?? null;
-    return {
-      slug,
-      name,
-      kind: rule.kind,
-      installCommand: null,
-      buildCommand: null,
-      startCommand: rule.start ?? null,
-      outputDirectory: output,
-      website,
-    };
-  }),
-];
+export async function listPresets(): Promise<readonly Preset[]> {
+  return (await frameworkCatalog()).presets;
+}
+
+function presetList(supported: readonly SupportedFramework[]): Preset[] {
+  return [
+    ...supported.map((f): Preset => {
+      const rule = ruleOf(f.slug);
+      return {
+        slug: f.slug,
+        name: f.name,
+        kind: rule.kind,
+        installCommand: settingValue(f.settings.installCommand),
+        buildCommand: settingValue(f.settings.buildCommand),
+        startCommand: rule.start ?? null,
+        outputDirectory:
+          rule.output !== undefined ? rule.output : rule.kind === 'static' ? settingValue(f.settings.outputDirectory) : null,
+        website: f.website ?? null,
+      };
+    }),
+    ...(['node', 'static'] as const).map((slug): Preset => {
+      const { name, rule, website } = OWN[slug]!;
+      const output = rule.output ?? null;
+      return {
+        slug,
+        name,
+        kind: rule.kind,
+        installCommand: null,
+        buildCommand: null,
+        startCommand: rule.start ?? null,
+        outputDirectory: output,
+        website,
+      };
+    }),
+  ];
+}
 
 /** What the preset `slug` makes of the app: commands for its package manager, read from its files. */
 export async function planPreset(slug: string, app: App): Promise<PresetPlan> {
-  const framework = BY_SLUG.get(slug);
+  const framework = (await frameworkCatalog()).bySlug.get(slug);
   const rule = ruleOf(slug);
   const build = framework?.settings.buildCommand;
   const buildValue = settingValue(build);
@@ -406,7 +428,9 @@ async function frameworkMatches(app: App, framework: Framework): Promise<boolean
  */
 export async function detectPreset(app: App): Promise<string> {
   if (app.pkg) {
-    for (const framework of SUPPORTED) if (await frameworkMatches(app, framework)) return framework.slug;
+    for (const framework of (await frameworkCatalog()).supported) {
+      if (await frameworkMatches(app, framework)) return framework.slug;
+    }
     if (await nodeStart(app)) return 'node';
   }
   if (await app.files.isFile('index.html')) return 'static';

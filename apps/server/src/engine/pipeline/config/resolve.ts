@@ -78,7 +78,7 @@ export async function resolveBuildPlan(appDir: string, overrides: BuildOverrides
     port: setting(overrides.port),
     healthCheckPath: setting(overrides.healthCheckPath),
   };
-  if (settings.preset !== undefined && !isPreset(settings.preset)) {
+  if (settings.preset !== undefined && !(await isPreset(settings.preset))) {
     errors.push({ source: 'settings', path: 'preset', message: `Unknown preset "${settings.preset}"` });
   }
   if (settings.outputDirectory !== undefined && folder(settings.outputDirectory) === null) {
@@ -192,7 +192,7 @@ export async function resolveBuildPlan(appDir: string, overrides: BuildOverrides
 
   return {
     preset,
-    presetName: presetName(preset),
+    presetName: await presetName(preset),
     packageManager: packageManager?.name ?? null,
     installCommand: install,
     buildCommand: build,
