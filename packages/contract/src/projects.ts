@@ -8,14 +8,6 @@ export const projectSchema = z.object({
 });
 export type Project = z.infer<typeof projectSchema>;
 
-export const projectListResponseSchema = z.object({
-  projects: z.array(projectSchema),
-  total: z.number().int(),
-  page: z.number().int(),
-  per_page: z.number().int(),
-});
-export type ProjectListResponse = z.infer<typeof projectListResponseSchema>;
-
 /** A slug: what addresses are made of (`{slug}.localhost`), so DNS-label rules. */
 export const SLUG_PATTERN = /^[a-z0-9]([a-z0-9-]{0,38}[a-z0-9])?$/;
 
@@ -127,6 +119,10 @@ export const deploymentSchema = z.object({
   source_deployment_id: z.number().int().nullable(),
   preset: z.string().nullable(),
   artifact_bytes: z.number().int().nullable(),
+  /** Whether its build output is still on disk: a rollback to it needs it (older builds are pruned). */
+  build_kept: z.boolean(),
+  /** The user who started it; null for automatic ones and for users deleted since. */
+  created_by: z.object({ id: z.number().int(), email: z.string() }).nullable(),
   error: z.string().nullable(),
   queued_at: z.string(),
   building_at: z.string().nullable(),
@@ -137,6 +133,27 @@ export const deploymentSchema = z.object({
 });
 export type Deployment = z.infer<typeof deploymentSchema>;
 
+/**
+ * One project of the list, with what its card shows: the production address, the latest
+ * deployment (of any environment, as GET /projects/{id}/last-deployment answers it) and the one
+ * the production address serves now (null when nothing serves it).
+ */
+export const projectListItemSchema = projectSchema.extend({
+  /** The production address ('' for a project without a production environment). */
+  url: z.string(),
+  last_deployment: deploymentSchema.nullable(),
+  current_deployment: deploymentSchema.nullable(),
+});
+export type ProjectListItem = z.infer<typeof projectListItemSchema>;
+
+export const projectListResponseSchema = z.object({
+  projects: z.array(projectListItemSchema),
+  total: z.number().int(),
+  page: z.number().int(),
+  per_page: z.number().int(),
+});
+export type ProjectListResponse = z.infer<typeof projectListResponseSchema>;
+
 export const deploymentListResponseSchema = z.object({
   deployments: z.array(deploymentSchema),
   total: z.number().int(),
@@ -144,6 +161,11 @@ export const deploymentListResponseSchema = z.object({
   per_page: z.number().int(),
 });
 
+/**
+ * A step of a deployment's pipeline. When a deployment fails or is cancelled, the step running
+ * then ends 'failed' or 'cancelled' and the steps it never reached end 'skipped', with a detail
+ * that starts with 'not reached: ' and no finished_at (they never ran).
+ */
 export const deploymentStepSchema = z.object({
   id: z.number().int(),
   name: z.string(),

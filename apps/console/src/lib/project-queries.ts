@@ -8,7 +8,7 @@ import {
 } from '@launchbay/contract';
 import { queryOptions, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, isApiError } from './api';
-import { projectsQueryKey } from './projects';
+import { ACTIVE_POLL_MS, isActiveDeployment, projectsQueryKey } from './projects';
 
 /*
  * The queries several features share about one project: its detail (by slug), its deployments and
@@ -25,12 +25,7 @@ export const projectDeploymentsKey = (projectId: number) => [...projectsQueryKey
 export const deploymentKey = (projectId: number, deploymentId: number) =>
   [...projectDeploymentsKey(projectId), deploymentId] as const;
 
-/** While something is on its way, screens poll this often. */
-export const ACTIVE_POLL_MS = 3000;
-
-const ACTIVE = new Set(['queued', 'building', 'deploying']);
-export const isActiveDeployment = (deployment: Pick<Deployment, 'status'> | null | undefined) =>
-  !!deployment && ACTIVE.has(deployment.status);
+export { ACTIVE_POLL_MS, isActiveDeployment };
 
 /** 4xx answers (404 above all) are final: retrying them only delays the not-found state. */
 export const retryServerErrors = (failureCount: number, error: unknown) =>

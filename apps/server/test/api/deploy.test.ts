@@ -3,6 +3,7 @@ import { type GitServer, startGitServer } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+import { waitForPipelines } from '../helpers/projects';
 
 /**
  * The deploy core against real pieces: a git server over HTTP with a token, the platform's
@@ -38,6 +39,19 @@ afterAll(async () => {
 });
 
 const edgePort = () => platform.ctx.edge.port();
+
+type Step = { name: string; status: string; detail: string | null; started_at: string | null; finished_at: string | null };
+
+/** A deployment's pipeline steps, without their ids. */
+async function stepsOf(projectId: number, deploymentId: number): Promise<Step[]> {
+  const response = await api.call<{ jobs: (Step & { id: number })[] }>(
+    'GET',
+    `/projects/${projectId}/deployments/${deploymentId}/jobs`,
+    { token: admin },
+  );
+  expect(response.status).toBe(200);
+  return response.body.jobs.map(({ id: _id, ...step }) => step);
+}
 
 /** A request through the edge for a host, as a browser resolving `{slug}.localhost` would send it. */
 async function viaEdge(
@@ -159,6 +173,19 @@ describe('a git URL becomes a live app', { timeout: 180_000 }, () => {
     expect(failed.status).toBe('failed');
     expect(failed.error).toContain('exit code 3');
     expect((await viaEdge('api.localhost')).body).toContain('version two');
+    // Its pipeline: the build failed, and the steps after it were never reached.
+    const failedSteps = await stepsOf(project.id, failed.id);
+    expect(failedSteps.find((s) => s.name === 'build')).toMatchObject({ status: 'failed' });
+    expect(failedSteps.filter((s) => s.status === 'pending')).toEqual([]);
+    expect(failedSteps.slice(failedSteps.findIndex((s) => s.name === 'build') + 1)).toEqual(
+      ['save cache', 'start', 'health check', 'switch', 'drain'].map((name) => ({
+        name,
+        status: 'skipped',
+        detail: 'not reached: the build step failed',
+        started_at: null,
+        finished_at: null,
+      })),
+    );
 
     // Rollback: the first deployment serves again, its commit and env vars, without a build.
     const rollback = await api.call<{ deployment_id: number }>(
@@ -198,6 +225,49 @@ describe('a git URL becomes a live app', { timeout: 180_000 }, () => {
     const crashed = await waitForDeployment(project.id, triggered.body.deployment_id, ['ready', 'failed', 'crashed'], 120_000);
     expect(crashed.status).toBe('crashed');
     expect((await viaEdge('crashy.localhost')).body).toContain('stable');
+    // The health check failed; the switch and the drain were never reached.
+    const steps = await stepsOf(project.id, crashed.id);
+    expect(steps.slice(-3).map((s) => [s.name, s.status, s.status === 'skipped' ? s.detail : null])).toEqual([
+      ['health check', 'failed', null],
+      ['switch', 'skipped', 'not reached: the health check step failed'],
+      ['drain', 'skipped', 'not reached: the health check step failed'],
+    ]);
+  });
+
+  it('a deployment cancelled during its build: the build step ends cancelled, the steps after it skipped', async () => {
+    const repo = await git.createRepo('acme/slow-build', {
+      'package.json': JSON.stringify({
+        name: 'slow',
+        scripts: { build: 'node -e "setTimeout(() => {}, 120000)"', start: 'node server.js' },
+      }),
+      'server.js': SERVER_JS('slow'),
+    });
+    const { project, deployment } = await createProject('Slow Build', repo.url);
+    const deadline = Date.now() + 60_000;
+    while ((await stepsOf(project.id, deployment.id)).find((s) => s.name === 'build')?.status !== 'running') {
+      if (Date.now() > deadline) throw new Error('the build never started');
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const cancelled = await api.call<Deployment>('POST', `/projects/${project.id}/deployments/${deployment.id}/cancel`, {
+      token: admin,
+    });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    expect(cancelled.body.status).toBe('cancelled');
+    const expected = [
+      ['clone', 'succeeded'],
+      ['configure', 'succeeded'],
+      ['restore cache', 'succeeded'],
+      ['install', 'skipped'],
+      ['build', 'cancelled', 'Cancelled'],
+      ...['save cache', 'start', 'health check', 'switch', 'drain'].map((name) => [name, 'skipped', 'not reached: cancelled']),
+    ];
+    // The steps before the build with their status, the build and those after it with their detail too.
+    const summary = (steps: Step[]) => steps.map((s, index) => (index < 4 ? [s.name, s.status] : [s.name, s.status, s.detail]));
+    expect(summary(await stepsOf(project.id, deployment.id))).toEqual(expected);
+    // Once the job has stopped the build, nothing changed: the killed build is not recorded as failed, no later step ran.
+    await waitForPipelines(platform.ctx.pool);
+    expect(summary(await stepsOf(project.id, deployment.id))).toEqual(expected);
+    expect((await waitForDeployment(project.id, deployment.id, ['cancelled'])).error).toBe('Cancelled');
   });
 
   it('refuses a repository it cannot reach or a branch that does not exist, before creating anything', async () => {

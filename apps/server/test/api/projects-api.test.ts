@@ -17,7 +17,7 @@ import { insertDeployment, insertLogLines, insertProject, insertSteps, makeCurre
  */
 
 type Refusal = ApiError & { missing_permission?: string };
-type Person = { id: number; token: string };
+type Person = { id: number; email: string; token: string };
 
 let platform: TestPlatform;
 let api: Api;
@@ -410,6 +410,117 @@ describe('GET /api/projects/{id} and /api/projects/by-slug/{slug}', () => {
   });
 });
 
+describe('GET /api/projects', () => {
+  type ListItem = {
+    id: number;
+    name: string;
+    slug: string;
+    created_at: string;
+    url: string;
+    last_deployment: Deployment | null;
+    current_deployment: Deployment | null;
+  };
+  /** A project whose name sorts before the other ones of this file (which are "Project n" and words), in any collation. */
+  async function listedProject(environments: string[] = [], name?: string) {
+    const slug = `list-${++slugCounter}-${Date.now().toString(36)}`;
+    const created = await insertProject(platform.ctx.pool, { name: name ?? `0 ${slug}`, slug, environments });
+    return { ...created, slug, production: created.environments.production ?? 0 };
+  }
+  const list = async (token = admin) => {
+    const response = await api.call<{ projects: ListItem[]; total: number }>('GET', '/projects?per_page=100', { token });
+    expect(response.status, JSON.stringify(response.body)).toBe(200);
+    return new Map(response.body.projects.map((item) => [item.id, item]));
+  };
+
+  it('answers each project with its production address, its latest deployment and the one production serves', async () => {
+    const empty = await listedProject();
+    // Serving one deployment; a newer one failed.
+    const broken = await listedProject();
+    const live = await deployment(broken, { status: 'ready', artifact: { dataDir: platform.dataDir }, current: true });
+    const failed = await deployment(broken, { status: 'failed' });
+    // Production serves one deployment; the latest is a staging one on its way.
+    const twoEnvs = await listedProject(['staging']);
+    const served = await deployment(twoEnvs, { status: 'ready', current: true });
+    const stagingQueued = await deployment(twoEnvs, { status: 'queued', environmentId: twoEnvs.environments.staging });
+
+    const items = await list(reader.token);
+    expect(items.get(empty.id)).toEqual({
+      id: empty.id,
+      name: `0 ${empty.slug}`,
+      slug: empty.slug,
+      created_at: expect.stringMatching(ISO),
+      url: hostUrl(empty.slug),
+      last_deployment: null,
+      current_deployment: null,
+    });
+
+    // The same objects as last-deployment and the deployment routes answer.
+    const lastOf = async (projectId: number) =>
+      (await api.call<Deployment>('GET', `/projects/${projectId}/last-deployment`, { token: admin })).body;
+    const brokenItem = items.get(broken.id);
+    expect(brokenItem?.url).toBe(hostUrl(broken.slug));
+    expect(brokenItem?.last_deployment).toEqual(await lastOf(broken.id));
+    expect(brokenItem?.last_deployment).toMatchObject({ id: failed.id, status: 'failed', is_current: false });
+    expect(brokenItem?.current_deployment).toEqual(await getDeployment(broken.id, live.id));
+    expect(brokenItem?.current_deployment).toMatchObject({ id: live.id, status: 'ready', is_current: true, build_kept: true });
+
+    const twoItem = items.get(twoEnvs.id);
+    expect(twoItem?.url).toBe(hostUrl(twoEnvs.slug));
+    expect(twoItem?.last_deployment).toEqual(await lastOf(twoEnvs.id));
+    expect(twoItem?.last_deployment).toMatchObject({
+      id: stagingQueued.id,
+      environment_name: 'staging',
+      url: hostUrl(`${twoEnvs.slug}-staging`),
+    });
+    expect(twoItem?.current_deployment).toEqual(await getDeployment(twoEnvs.id, served.id));
+
+    // A project whose latest deployment is what production serves answers it twice.
+    const latest = await deployment(empty, { status: 'ready', current: true });
+    const again = (await list()).get(empty.id);
+    expect(again?.last_deployment).toEqual(again?.current_deployment);
+    expect(again?.last_deployment).toMatchObject({ id: latest.id, is_current: true });
+  });
+
+  it('reads the deployments of a page in a number of queries that does not grow with the page', async () => {
+    const ours: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      // Named "0": before every other project, whatever the collation (then by id).
+      const p = await listedProject([], '0');
+      await deployment(p, { status: 'ready', current: true });
+      await deployment(p, { status: 'failed' });
+      ours.push(p.id);
+    }
+    await waitForPipelines(platform.ctx.pool);
+    // The server runs in this process: its queries go through this pool.
+    const pool = platform.ctx.pool as unknown as { query: (...args: unknown[]) => unknown };
+    const original = pool.query;
+    let reads = 0;
+    pool.query = function (this: unknown, ...args: unknown[]) {
+      const first = args[0];
+      const text = typeof first === 'string' ? first : ((first as { text?: string } | undefined)?.text ?? '');
+      if (/from "(deployments|environments)"/i.test(text)) reads++;
+      return original.apply(this, args);
+    };
+    const statements = async (perPage: number) => {
+      const before = reads;
+      const response = await api.call<{ projects: ListItem[] }>('GET', `/projects?per_page=${perPage}`, { token: admin });
+      expect(response.status).toBe(200);
+      // The page holds ours only: each serves one deployment and has a newer one that failed.
+      expect(response.body.projects.map((item) => item.id)).toEqual(ours.slice(0, perPage));
+      expect(response.body.projects.every((item) => item.last_deployment && item.current_deployment)).toBe(true);
+      return reads - before;
+    };
+    try {
+      const one = await statements(1);
+      const six = await statements(6);
+      expect(one).toBeGreaterThan(0);
+      expect(six).toBe(one);
+    } finally {
+      pool.query = original;
+    }
+  });
+});
+
 describe('POST /api/projects/{id}/settings', () => {
   it('renames the project; its slug and addresses stay', async () => {
     const p = await project();
@@ -798,6 +909,13 @@ describe('deployments: lists and reads', () => {
     expect(all.status).toBe(200);
     expect(all.body.deployments.map((d) => d.id)).toEqual([queued.id, failed.id, second.id, first.id]);
     expect(all.body).toMatchObject({ total: 4, page: 1, per_page: 20 });
+    // Only the first one's build is on disk.
+    expect(all.body.deployments.map((d) => [d.id, d.build_kept])).toEqual([
+      [queued.id, false],
+      [failed.id, false],
+      [second.id, false],
+      [first.id, true],
+    ]);
 
     const page = await api.call<{ deployments: Deployment[]; total: number }>(
       'GET',
@@ -838,6 +956,8 @@ describe('deployments: lists and reads', () => {
       source_deployment_id: null,
       preset: 'static',
       artifact_bytes: null,
+      build_kept: false,
+      created_by: null,
       error: null,
       queued_at: expect.stringMatching(ISO),
       building_at: null,
@@ -887,6 +1007,52 @@ describe('deployments: lists and reads', () => {
         finished_at: null,
       },
       { id: expect.any(Number), name: 'build', status: 'pending', detail: null, started_at: null, finished_at: null },
+    ]);
+  });
+
+  it('a cancelled deployment: its running step ends cancelled, the steps it never reached end skipped', async () => {
+    const p = await project();
+    const building = await deployment(p, { status: 'building' });
+    await insertSteps(platform.ctx.pool, building.id, [
+      { name: 'clone', status: 'succeeded', detail: 'abc1234 Initial commit', done: true },
+      { name: 'configure', status: 'running' },
+      { name: 'build', status: 'pending' },
+      { name: 'switch', status: 'pending' },
+    ]);
+    const cancelled = await api.call<Deployment>('POST', `/projects/${p.id}/deployments/${building.id}/cancel`, {
+      token: admin,
+    });
+    expect(cancelled.status, JSON.stringify(cancelled.body)).toBe(200);
+    const steps = await api.call<{ jobs: { name: string; status: string; detail: string | null; finished_at: string | null }[] }>(
+      'GET',
+      `/projects/${p.id}/deployments/${building.id}/jobs`,
+      { token: reader.token },
+    );
+    expect(steps.body.jobs.map((s) => [s.name, s.status, s.detail])).toEqual([
+      ['clone', 'succeeded', 'abc1234 Initial commit'],
+      ['configure', 'cancelled', 'Cancelled'],
+      ['build', 'skipped', 'not reached: cancelled'],
+      ['switch', 'skipped', 'not reached: cancelled'],
+    ]);
+    expect(steps.body.jobs[1]?.finished_at).toMatch(ISO);
+    // Never run: no time of their own.
+    expect(steps.body.jobs.slice(2).map((s) => s.finished_at)).toEqual([null, null]);
+
+    // A queued deployment cancelled before it started: every step skipped.
+    const queued = await deployment(p, { status: 'queued' });
+    await insertSteps(platform.ctx.pool, queued.id, [
+      { name: 'clone', status: 'pending' },
+      { name: 'configure', status: 'pending' },
+    ]);
+    expect((await api.call('POST', `/projects/${p.id}/deployments/${queued.id}/cancel`, { token: admin })).status).toBe(200);
+    const queuedSteps = await api.call<{ jobs: { status: string; detail: string | null }[] }>(
+      'GET',
+      `/projects/${p.id}/deployments/${queued.id}/jobs`,
+      { token: admin },
+    );
+    expect(queuedSteps.body.jobs.map((s) => [s.status, s.detail])).toEqual([
+      ['skipped', 'not reached: cancelled'],
+      ['skipped', 'not reached: cancelled'],
     ]);
   });
 
@@ -1144,7 +1310,61 @@ describe('POST /api/projects/{id}/trigger-pipeline', () => {
       branch: 'main',
       is_current: true,
       commit_sha: await repo.head(),
+      build_kept: true,
+      // Who asked for it.
+      created_by: { id: user.id, email: user.email },
     });
+    const { rows } = await platform.ctx.pool.query<{ created_by: number }>('SELECT created_by FROM deployments WHERE id = $1', [
+      id,
+    ]);
+    expect(rows[0]?.created_by).toBe(user.id);
+  });
+
+  it('records a commit an earlier deployment of the environment deployed as a redeploy, any other as manual', async () => {
+    const p = await project(['staging']);
+    const staging = p.environments.staging ?? 0;
+    const head = await repo.head();
+    const trigger = async (body: Record<string, unknown>) => {
+      const triggered = await api.call<{ deployment_id: number }>('POST', `/projects/${p.id}/trigger-pipeline`, {
+        token: admin,
+        body,
+      });
+      expect(triggered.status, JSON.stringify(triggered.body)).toBe(202);
+      // Recorded when it is queued.
+      const { trigger } = await getDeployment(p.id, triggered.body.deployment_id);
+      return { trigger, done: await waitForDeployment(p.id, triggered.body.deployment_id, ['ready', 'failed', 'crashed']) };
+    };
+    // The first deployment of the commit: manual.
+    const first = await trigger({ commit: head });
+    expect(first.trigger).toBe('manual');
+    expect(first.done).toMatchObject({ status: 'ready', trigger: 'manual', commit_sha: head });
+    // The same commit again: a redeploy (written in capitals too).
+    const again = await trigger({ commit: head });
+    expect(again.done).toMatchObject({ status: 'ready', trigger: 'redeploy', commit_sha: head });
+    expect((await trigger({ commit: head.toUpperCase() })).trigger).toBe('redeploy');
+    // The head of the branch, without a commit: manual.
+    expect((await trigger({})).done).toMatchObject({ status: 'ready', trigger: 'manual', commit_sha: head });
+    // The commit is new to another environment of the project: manual there.
+    expect((await trigger({ commit: head, environment_id: staging })).done).toMatchObject({
+      trigger: 'manual',
+      environment_name: 'staging',
+      commit_sha: head,
+    });
+  });
+
+  it('created_by is null once the user who started the deployment is deleted', async () => {
+    const p = await project();
+    const leaving = await api.userWithRole(admin, 'user');
+    const triggered = await api.call<{ deployment_id: number }>('POST', `/projects/${p.id}/trigger-pipeline`, {
+      token: leaving.token,
+      body: {},
+    });
+    expect(triggered.status).toBe(202);
+    const id = triggered.body.deployment_id;
+    expect((await getDeployment(p.id, id)).created_by).toEqual({ id: leaving.id, email: leaving.email });
+    expect((await api.call('DELETE', `/users/${leaving.id}`, { token: admin })).status).toBe(204);
+    expect((await getDeployment(p.id, id)).created_by).toBeNull();
+    await waitForDeployment(p.id, id, ['ready', 'failed', 'crashed']);
   });
 
   it('deploys a given commit to a given environment; a newer trigger supersedes one still queued', async () => {
@@ -1345,6 +1565,54 @@ describe('deployment actions: cancel, pause, resume, rollback', () => {
       error: null,
     });
     expect((await getDeployment(p.id, serving.id)).is_current).toBe(false);
+  });
+
+  it('a build pruned beyond kept_builds_per_environment is no longer kept: build_kept is false and a rollback to it answers 409', async () => {
+    const p = await project();
+    const setKept = (value: number) =>
+      api.call('PUT', '/settings', { token: admin, body: { kept_builds_per_environment: value } });
+    expect((await setKept(1)).status).toBe(200);
+    try {
+      const deploy = async () => {
+        const triggered = await api.call<{ deployment_id: number }>('POST', `/projects/${p.id}/trigger-pipeline`, {
+          token: admin,
+          body: {},
+        });
+        expect(triggered.status).toBe(202);
+        const done = await waitForDeployment(p.id, triggered.body.deployment_id, ['ready', 'failed', 'crashed']);
+        expect(done.status, done.error ?? '').toBe('ready');
+        // Pruning runs at the end of the pipeline, after the drain.
+        await waitForPipelines(platform.ctx.pool);
+        return done;
+      };
+      const older = await deploy();
+      expect((await getDeployment(p.id, older.id)).build_kept).toBe(true);
+      const newer = await deploy();
+      const pruned = await getDeployment(p.id, older.id);
+      expect(pruned).toMatchObject({ status: 'ready', is_current: false, build_kept: false });
+      expect(fs.existsSync(path.join(platform.dataDir, 'deployments', String(older.id)))).toBe(false);
+      expect(await getDeployment(p.id, newer.id)).toMatchObject({ is_current: true, build_kept: true });
+
+      const refused = await action(p.id, older.id, 'rollback');
+      expect(refused.status).toBe(409);
+      expect(refused.body).toEqual({
+        detail: `The build of deployment ${older.id} is no longer kept (builds beyond the kept number are pruned): redeploy its commit instead`,
+      });
+    } finally {
+      expect((await setKept(5)).status).toBe(200);
+    }
+  });
+
+  it('a build whose folder is gone from disk is not kept either: build_kept and the rollback agree', async () => {
+    const p = await project();
+    const earlier = await deployment(p, { status: 'ready', artifact: { dataDir: platform.dataDir } });
+    await deployment(p, { status: 'ready', artifact: { dataDir: platform.dataDir }, current: true });
+    expect((await getDeployment(p.id, earlier.id)).build_kept).toBe(true);
+    fs.rmSync(path.join(platform.dataDir, 'deployments', String(earlier.id)), { recursive: true, force: true });
+    expect((await getDeployment(p.id, earlier.id)).build_kept).toBe(false);
+    const refused = await action(p.id, earlier.id, 'rollback');
+    expect(refused.status).toBe(409);
+    expect(refused.body.detail).toContain('is no longer kept');
   });
 
   it('answer 404 for an unknown project or deployment, and for a deployment of another project', async () => {

@@ -3,7 +3,15 @@ import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
 type ProjectList = {
-  projects: { id: number; name: string; slug: string; created_at: string }[];
+  projects: {
+    id: number;
+    name: string;
+    slug: string;
+    created_at: string;
+    url: string;
+    last_deployment: unknown;
+    current_deployment: unknown;
+  }[];
   total: number;
   page: number;
   per_page: number;
@@ -52,6 +60,10 @@ describe('GET /api/projects', () => {
       name: 'Project 01',
       slug: 'project-01',
       created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      // Rows without a production environment or deployments (projects-api.test.ts lists real ones).
+      url: '',
+      last_deployment: null,
+      current_deployment: null,
     });
 
     const third = await api.call<ProjectList>('GET', '/projects?page=3&per_page=10', { token: admin });

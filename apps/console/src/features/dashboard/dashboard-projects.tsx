@@ -1,4 +1,4 @@
-import type { Deployment, Project } from '@launchbay/contract';
+import type { Deployment, ProjectListItem } from '@launchbay/contract';
 import { useQueries } from '@tanstack/react-query';
 import { ArrowRight, FolderGit2, GitBranch, GitCommitHorizontal, Plus, Rocket } from 'lucide-react';
 import { Link } from 'react-router';
@@ -10,7 +10,7 @@ import { Card, CardAction, CardContent, CardDescription, CardHeader, CardTitle }
 import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail } from '@/lib/api';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
-import { displayUrl, projectDeploymentsQuery, shortSha, useProjectBySlug } from '@/lib/project-queries';
+import { displayUrl, projectDeploymentsQuery, shortSha } from '@/lib/project-queries';
 
 /** How many projects the dashboard lists, and how many of them it reads recent deployments from. */
 export const DASHBOARD_PROJECTS = 6;
@@ -20,11 +20,10 @@ const PER_PROJECT = 5;
 
 const projectPath = (slug: string) => `/projects/${encodeURIComponent(slug)}`;
 
-function ProjectRow({ project }: { project: Project }) {
-  const detail = useProjectBySlug(project.slug);
-  const latest = detail.data?.last_deployment ?? null;
-  const production = detail.data?.environments.find((env) => env.is_production);
-  const live = !!production?.current_deployment_id;
+/** One project, from the list's own answer: its production address (live or not) and its latest deployment. */
+function ProjectRow({ project }: { project: ProjectListItem }) {
+  const latest = project.last_deployment;
+  const live = !!project.current_deployment;
   return (
     <li>
       <Link
@@ -35,16 +34,10 @@ function ProjectRow({ project }: { project: Project }) {
         <div className="min-w-0 flex-1">
           <p className="truncate font-medium text-sm">{project.name}</p>
           <p className="truncate text-muted-foreground text-xs">
-            {detail.isPending
-              ? project.slug
-              : detail.data?.url
-                ? `${displayUrl(detail.data.url)}${live ? '' : ' (not live)'}`
-                : 'No address yet'}
+            {project.url ? `${displayUrl(project.url)}${live ? '' : ' (not live)'}` : 'No address yet'}
           </p>
         </div>
-        {detail.isPending ? (
-          <Skeleton className="h-5 w-16 rounded-full" />
-        ) : latest ? (
+        {latest ? (
           <div className="flex shrink-0 flex-col items-end gap-1">
             <StatusBadge status={latest.status} />
             <span className="hidden text-muted-foreground text-xs sm:inline">{formatRelativeTime(latest.queued_at)}</span>
@@ -63,7 +56,7 @@ export function ProjectsCard({
   isPending,
   error,
 }: {
-  projects: Project[] | undefined;
+  projects: ProjectListItem[] | undefined;
   total: number;
   isPending: boolean;
   error: unknown;
@@ -125,7 +118,7 @@ export function RecentDeploymentsCard({
   projects,
   isPending: projectsPending,
 }: {
-  projects: Project[] | undefined;
+  projects: ProjectListItem[] | undefined;
   isPending: boolean;
 }) {
   const sources = (projects ?? []).slice(0, DEPLOYMENT_SOURCES);

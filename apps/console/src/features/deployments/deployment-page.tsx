@@ -150,12 +150,17 @@ function ErrorBox({ deployment }: { deployment: Deployment }) {
   );
 }
 
-/** 'Build · 4 of 10' while running, 'Failed at install', '10 of 10 steps'. */
+/** 'Build · 4 of 10' while running, 'Failed at install', 'Cancelled at build', '10 of 10 steps'. */
 function pipelineSummary(steps: DeploymentStep[] | undefined): string {
   if (!steps || steps.length === 0) return '';
-  const done = steps.filter((step) => step.status === 'succeeded' || step.status === 'skipped').length;
+  // A step skipped because the deployment ended before it (no finished_at) is not done.
+  const done = steps.filter(
+    (step) => step.status === 'succeeded' || (step.status === 'skipped' && step.finished_at !== null),
+  ).length;
   const failed = steps.find((step) => step.status === 'failed');
   if (failed) return `Failed at ${failed.name}`;
+  const cancelled = steps.find((step) => step.status === 'cancelled');
+  if (cancelled) return `Cancelled at ${cancelled.name}`;
   const running = steps.find((step) => step.status === 'running');
   if (running) return `${stepLabel(running.name)} · ${done + 1} of ${steps.length}`;
   return `${done} of ${steps.length} steps`;

@@ -1,4 +1,4 @@
-import type { Project } from '@launchbay/contract';
+import type { ProjectListItem } from '@launchbay/contract';
 import { FolderGit2, Globe, Plus } from 'lucide-react';
 import { useState } from 'react';
 import { Link } from 'react-router';
@@ -10,22 +10,21 @@ import { Card } from '@/components/ui/card';
 import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail } from '@/lib/api';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
-import { displayUrl, useProjectBySlug } from '@/lib/project-queries';
+import { displayUrl } from '@/lib/project-queries';
 import { useProjects } from '@/lib/projects';
-import { authorName, commitTitle, projectBase, useCurrentDeployment } from './model';
+import { authorName, commitTitle, projectBase } from './model';
 
 const PER_PAGE = 24;
 
 /**
- * One project: the list answers name and slug only, so each card asks for its detail (production
- * address, latest deployment) on its own; the overview then opens from the same cache entry.
+ * One project, from the list's own answer: its production address, the deployment production
+ * serves (its status) or else the latest one, and that latest deployment's commit.
  */
-function ProjectCard({ project }: { project: Project }) {
-  const detail = useProjectBySlug(project.slug);
-  const { deployment: current } = useCurrentDeployment(detail.data);
-  const latest = detail.data?.last_deployment ?? null;
+function ProjectCard({ project }: { project: ProjectListItem }) {
+  const current = project.current_deployment;
+  const latest = project.last_deployment;
   const shown = current ?? latest;
-  const live = !!current && !!detail.data?.url;
+  const live = !!current && !!project.url;
   return (
     <Card className="relative h-full gap-4 px-5 py-5 transition-colors focus-within:ring-2 focus-within:ring-ring/50 hover:bg-accent/40">
       <div className="flex items-start justify-between gap-3">
@@ -39,51 +38,40 @@ function ProjectCard({ project }: { project: Project }) {
             <p className="truncate text-muted-foreground text-xs">{project.slug}</p>
           </div>
         </Link>
-        {detail.isPending ? (
-          <Skeleton className="h-5 w-16 rounded-full" />
-        ) : shown ? (
+        {shown ? (
           <StatusBadge status={shown.status} />
         ) : (
           <span className="rounded-full border px-2 py-0.5 font-medium text-muted-foreground text-xs">No deployments</span>
         )}
       </div>
       <div className="grid gap-1.5 text-sm">
-        {detail.isPending ? (
-          <>
-            <Skeleton className="h-4 w-44" />
-            <Skeleton className="h-4 w-56" />
-          </>
-        ) : (
-          <>
-            <div className="flex min-w-0 items-center gap-1.5">
-              <Globe className="size-3.5 shrink-0 text-muted-foreground" />
-              {live && detail.data ? (
-                <a
-                  href={detail.data.url}
-                  target="_blank"
-                  rel="noreferrer"
-                  className="relative z-10 truncate underline-offset-4 hover:underline"
-                >
-                  {displayUrl(detail.data.url)}
-                </a>
-              ) : (
-                <span className="truncate text-muted-foreground">
-                  {detail.data?.url ? `${displayUrl(detail.data.url)} (not live)` : 'No address yet'}
-                </span>
-              )}
-            </div>
-            <p className="truncate text-muted-foreground text-xs">
-              {latest ? (
-                <span title={formatDateTime(latest.queued_at)}>
-                  {commitTitle(latest.commit_message) || `Deployment #${latest.id}`} · {formatRelativeTime(latest.queued_at)}
-                  {authorName(latest.commit_author) ? ` by ${authorName(latest.commit_author)}` : ''}
-                </span>
-              ) : (
-                <span title={formatDateTime(project.created_at)}>Created {formatRelativeTime(project.created_at)}</span>
-              )}
-            </p>
-          </>
-        )}
+        <div className="flex min-w-0 items-center gap-1.5">
+          <Globe className="size-3.5 shrink-0 text-muted-foreground" />
+          {live ? (
+            <a
+              href={project.url}
+              target="_blank"
+              rel="noreferrer"
+              className="relative z-10 truncate underline-offset-4 hover:underline"
+            >
+              {displayUrl(project.url)}
+            </a>
+          ) : (
+            <span className="truncate text-muted-foreground">
+              {project.url ? `${displayUrl(project.url)} (not live)` : 'No address yet'}
+            </span>
+          )}
+        </div>
+        <p className="truncate text-muted-foreground text-xs">
+          {latest ? (
+            <span title={formatDateTime(latest.queued_at)}>
+              {commitTitle(latest.commit_message) || `Deployment #${latest.id}`} · {formatRelativeTime(latest.queued_at)}
+              {authorName(latest.commit_author) ? ` by ${authorName(latest.commit_author)}` : ''}
+            </span>
+          ) : (
+            <span title={formatDateTime(project.created_at)}>Created {formatRelativeTime(project.created_at)}</span>
+          )}
+        </p>
       </div>
     </Card>
   );

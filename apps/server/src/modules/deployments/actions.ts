@@ -7,7 +7,7 @@ import type { ProjectRow } from '../projects/service';
 import { publishRoutesAfterCommit } from './edge-routes';
 import { deploymentEnv, startProcesses } from './pipeline';
 import { deployments } from './schema';
-import { getDeploymentRow } from './service';
+import { buildKept, getDeploymentRow } from './service';
 import { transition } from './state';
 
 /** Pause: the current deployment stops serving (its processes stop, the edge answers a clear page); its build stays. */
@@ -35,7 +35,8 @@ export async function resumeDeployment(ctx: AppContext, project: ProjectRow, id:
   if (environment.currentDeploymentId !== id)
     throw conflict(`Deployment ${id} no longer serves ${environment.name}: roll back to it instead`);
   const plan = row.plan as unknown as BuildPlan | null;
-  if (!plan || !row.artifactDir) throw conflict(`The build of deployment ${id} is no longer kept: redeploy instead`);
+  if (!plan || !row.artifactDir || !(await buildKept(row)))
+    throw conflict(`The build of deployment ${id} is no longer kept: redeploy instead`);
   if (plan.kind === 'server') {
     await startProcesses(ctx, { deploymentId: id, appDir: row.artifactDir, plan, env: deploymentEnv(ctx, row), environment });
   }

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { DeploymentStatus } from '@launchbay/contract';
-import { and, desc, eq, inArray, isNotNull, lt, ne } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNotNull, lt, ne, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import {
   dependencyCacheKey,
@@ -29,7 +29,7 @@ import { getSettings } from '../settings/service';
 import { publishRoutes } from './edge-routes';
 import { deploymentLogWriter, type LogStream } from './logs';
 import { deploymentSteps, deployments } from './schema';
-import { transition } from './state';
+import { endedBeforeLive, transition } from './state';
 
 /**
  * A deployment's pipeline, run as one durable job: clone the exact commit, resolve the build
@@ -71,22 +71,27 @@ class Reporter {
     deploymentLogWriter(this.ctx.pool).write({ deploymentId: this.deploymentId, stream, process: null, at: new Date(), line });
   }
 
+  /**
+   * Runs one step of the pipeline and records it. A step starts only while its deployment has not
+   * ended: once a cancel (or a failure elsewhere) ended it, its steps are settled (state.ts) and
+   * none of them runs or changes any more.
+   */
   async step<T>(name: string, run: () => Promise<T>, describe?: (result: T) => string | null): Promise<T> {
     const where = and(eq(deploymentSteps.deploymentId, this.deploymentId), eq(deploymentSteps.name, name));
-    await this.ctx.db
-      .update(deploymentSteps)
-      .set({ status: 'running', startedAt: new Date(), finishedAt: null, detail: null })
-      .where(where);
+    const started = await this.whileRunning({ status: 'running', startedAt: new Date(), finishedAt: null, detail: null }, where);
+    if (!started) throw new JobCancelledError();
     this.log(`── ${name}`, 'system');
+    // Only the step's own outcome, while it is running: one the deployment's end settled stays settled.
+    const running = and(where, eq(deploymentSteps.status, 'running'));
     try {
       const result = await run();
       await this.ctx.db
         .update(deploymentSteps)
         .set({ status: 'succeeded', finishedAt: new Date(), detail: describe?.(result) ?? null })
-        .where(where);
+        .where(running);
       return result;
     } catch (error) {
-      const cancelled = error instanceof JobCancelledError;
+      const cancelled = error instanceof JobCancelledError || error instanceof SupersededError;
       await this.ctx.db
         .update(deploymentSteps)
         .set({
@@ -94,16 +99,42 @@ class Reporter {
           finishedAt: new Date(),
           detail: (error as Error).message.slice(0, 2000),
         })
-        .where(where);
+        .where(running);
       throw error;
     }
   }
 
   async skip(name: string, detail: string): Promise<void> {
+    await this.whileRunning(
+      { status: 'skipped', detail, finishedAt: new Date() },
+      and(eq(deploymentSteps.deploymentId, this.deploymentId), eq(deploymentSteps.name, name)),
+    );
+  }
+
+  /**
+   * Updates a step unless its deployment has ended (answers whether it did). The deployment's row
+   * is read with a share lock: a cancel being committed (which settles the steps in its own
+   * transaction) is waited for, then seen.
+   */
+  private async whileRunning(set: Partial<typeof deploymentSteps.$inferInsert>, where: SQL | undefined): Promise<boolean> {
+    return this.ctx.db.transaction(async (tx) => {
+      const [row] = await tx
+        .select({ status: deployments.status, readyAt: deployments.readyAt })
+        .from(deployments)
+        .where(eq(deployments.id, this.deploymentId))
+        .for('share');
+      if (!row || endedBeforeLive(row)) return false;
+      await tx.update(deploymentSteps).set(set).where(where);
+      return true;
+    });
+  }
+
+  /** A build that starts over (after a restart of the platform) starts its steps over too. */
+  async resetSteps(): Promise<void> {
     await this.ctx.db
       .update(deploymentSteps)
-      .set({ status: 'skipped', detail, finishedAt: new Date() })
-      .where(and(eq(deploymentSteps.deploymentId, this.deploymentId), eq(deploymentSteps.name, name)));
+      .set({ status: 'pending', detail: null, startedAt: null, finishedAt: null })
+      .where(eq(deploymentSteps.deploymentId, this.deploymentId));
   }
 }
 
@@ -183,9 +214,10 @@ async function build(
   signal: AbortSignal,
 ) {
   const dirs = deploymentDirs(ctx.config.dataDir, row.id);
-  if (row.status === 'building')
+  if (row.status === 'building') {
     reporter.log('The platform restarted during this build: building again from a clean folder', 'system');
-  else if (!(await transition(ctx, row.id, 'building'))) return null;
+    await reporter.resetSteps();
+  } else if (!(await transition(ctx, row.id, 'building'))) return null;
   fs.rmSync(dirs.root, { recursive: true, force: true });
   fs.mkdirSync(dirs.root, { recursive: true });
   const token = project.gitTokenSealed ? ctx.box.open(project.gitTokenSealed) : undefined;

@@ -27,6 +27,7 @@ import {
   lastDeployment,
   listDeploymentSteps,
   listDeployments,
+  manualTrigger,
   rollbackTo,
   startDeployment,
 } from './service';
@@ -110,7 +111,8 @@ export async function deploymentRoutes(app: App, ctx: AppContext) {
       const row = await startDeployment(ctx, {
         project,
         environment,
-        trigger: 'manual',
+        // A commit an earlier deployment of the environment deployed is a redeploy of it.
+        trigger: await manualTrigger(ctx, environment.id, body.commit),
         branch: body.branch ?? environment.branch,
         commit: body.commit ?? null,
         createdBy: request.principal.userId,

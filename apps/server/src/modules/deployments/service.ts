@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import type { Deployment, DeploymentStatus } from '@launchbay/contract';
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { cancelJob, enqueue } from '../../jobs';
 import { conflict, notFound } from '../../lib/errors';
 import { toIso, toIsoOrNull } from '../../lib/time';
 import { type EnvironmentRow, environmentUrl, getEnvironmentRow, listEnvironmentRows } from '../environments/service';
 import type { ProjectRow } from '../projects/service';
+import { userEmails } from '../users/service';
 import { publishRoutesAfterCommit } from './edge-routes';
 
 export { publishRoutes } from './edge-routes';
@@ -32,13 +33,29 @@ export const PIPELINE_STEPS = [
 ] as const;
 export const ROLLBACK_STEPS = ['start', 'health check', 'switch', 'drain'] as const;
 
+/**
+ * Whether a deployment's build output is still on disk: what a rollback to it serves. Pruning
+ * (pipeline.ts) removes old builds and clears their artifact_dir; a folder removed by hand counts
+ * as gone too. The deployment's `build_kept` and the rollback's refusal both answer from this.
+ */
+export async function buildKept(row: Pick<DeploymentRow, 'artifactDir'>): Promise<boolean> {
+  if (!row.artifactDir) return false;
+  return fs.promises.access(row.artifactDir).then(
+    () => true,
+    () => false,
+  );
+}
+
 export async function toDeployment(
   ctx: AppContext,
   row: DeploymentRow,
   project: Pick<ProjectRow, 'slug'>,
   env: EnvironmentRow,
+  /** The emails of the users who started deployments (userEmails), by id. */
+  creators: ReadonlyMap<number, string>,
 ): Promise<Deployment> {
   const plan = row.plan as { preset?: string } | null;
+  const creatorEmail = row.createdBy !== null ? creators.get(row.createdBy) : undefined;
   return {
     id: row.id,
     project_id: row.projectId,
@@ -55,6 +72,8 @@ export async function toDeployment(
     source_deployment_id: row.sourceDeploymentId,
     preset: plan?.preset ?? null,
     artifact_bytes: row.artifactBytes,
+    build_kept: await buildKept(row),
+    created_by: row.createdBy !== null && creatorEmail !== undefined ? { id: row.createdBy, email: creatorEmail } : null,
     error: row.error,
     queued_at: toIso(row.queuedAt),
     building_at: toIsoOrNull(row.buildingAt),
@@ -65,13 +84,78 @@ export async function toDeployment(
   };
 }
 
-async function present(ctx: AppContext, project: ProjectRow, rows: DeploymentRow[]): Promise<Deployment[]> {
-  const envs = new Map((await listEnvironmentRows(ctx, project.id)).map((env) => [env.id, env]));
+/** Deployments as the API answers them, their creators read in one query; a row whose environment is missing is left out. */
+async function presentRows(
+  ctx: AppContext,
+  rows: DeploymentRow[],
+  slugs: ReadonlyMap<number, string>,
+  envs: ReadonlyMap<number, EnvironmentRow>,
+): Promise<Deployment[]> {
+  const creators = await userEmails(
+    ctx.db,
+    rows.flatMap((row) => (row.createdBy !== null ? [row.createdBy] : [])),
+  );
   return Promise.all(
     rows.flatMap((row) => {
       const env = envs.get(row.environmentId);
-      return env ? [toDeployment(ctx, row, project, env)] : [];
+      const slug = slugs.get(row.projectId);
+      return env && slug !== undefined ? [toDeployment(ctx, row, { slug }, env, creators)] : [];
     }),
+  );
+}
+
+async function present(ctx: AppContext, project: ProjectRow, rows: DeploymentRow[]): Promise<Deployment[]> {
+  if (rows.length === 0) return [];
+  const envs = new Map((await listEnvironmentRows(ctx, project.id)).map((env) => [env.id, env]));
+  return presentRows(ctx, rows, new Map([[project.id, project.slug]]), envs);
+}
+
+/**
+ * For a page of the project list: each project's latest deployment (what GET
+ * /projects/{id}/last-deployment answers) and the one its production environment serves now.
+ * A bounded number of queries whatever the page's size: the latest of every project at once
+ * (DISTINCT ON), the served ones not among them by id, and their creators.
+ */
+export async function projectDeploymentSummaries(
+  ctx: AppContext,
+  projects: readonly Pick<ProjectRow, 'id' | 'slug'>[],
+  environments: readonly EnvironmentRow[],
+): Promise<Map<number, { last: Deployment | null; current: Deployment | null }>> {
+  const ids = projects.map((project) => project.id);
+  if (ids.length === 0) return new Map();
+  const latest = await ctx.db
+    .selectDistinctOn([deployments.projectId])
+    .from(deployments)
+    .where(inArray(deployments.projectId, ids))
+    .orderBy(deployments.projectId, desc(deployments.id));
+  const fetched = new Set(latest.map((row) => row.id));
+  const servedIds = environments.flatMap((env) =>
+    env.isProduction && env.currentDeploymentId !== null && !fetched.has(env.currentDeploymentId)
+      ? [env.currentDeploymentId]
+      : [],
+  );
+  const served =
+    servedIds.length > 0
+      ? await ctx.db
+          .select()
+          .from(deployments)
+          .where(and(inArray(deployments.id, servedIds), inArray(deployments.projectId, ids)))
+      : [];
+  const presented = await presentRows(
+    ctx,
+    [...latest, ...served],
+    new Map(projects.map((project) => [project.id, project.slug])),
+    new Map(environments.map((env) => [env.id, env])),
+  );
+  const byId = new Map(presented.map((deployment) => [deployment.id, deployment]));
+  const lastOf = new Map(latest.map((row) => [row.projectId, row.id]));
+  const servedOf = new Map(
+    environments.flatMap((env) =>
+      env.isProduction && env.currentDeploymentId !== null ? [[env.projectId, env.currentDeploymentId]] : [],
+    ),
+  );
+  return new Map(
+    ids.map((id) => [id, { last: byId.get(lastOf.get(id) ?? 0) ?? null, current: byId.get(servedOf.get(id) ?? 0) ?? null }]),
   );
 }
 
@@ -129,6 +213,31 @@ export async function lastDeployment(ctx: AppContext, project: ProjectRow): Prom
 
 export async function listDeploymentSteps(ctx: AppContext, deploymentId: number) {
   return ctx.db.select().from(deploymentSteps).where(eq(deploymentSteps.deploymentId, deploymentId)).orderBy(deploymentSteps.id);
+}
+
+/**
+ * The trigger of a deployment asked for through trigger-pipeline: 'redeploy' when the commit asked
+ * for is the one an earlier deployment of the environment deployed (or was asked for), 'manual'
+ * otherwise (the head of a branch, or a commit new to the environment).
+ */
+export async function manualTrigger(
+  ctx: AppContext,
+  environmentId: number,
+  commit: string | null | undefined,
+): Promise<'manual' | 'redeploy'> {
+  if (!commit) return 'manual';
+  const sha = commit.toLowerCase();
+  const [earlier] = await ctx.db
+    .select({ id: deployments.id })
+    .from(deployments)
+    .where(
+      and(
+        eq(deployments.environmentId, environmentId),
+        or(sql`lower(${deployments.commitSha}) = ${sha}`, sql`lower(${deployments.requestedCommit}) = ${sha}`),
+      ),
+    )
+    .limit(1);
+  return earlier ? 'redeploy' : 'manual';
 }
 
 /**
@@ -211,7 +320,7 @@ export async function rollbackTo(
     throw conflict(`Deployment ${id} never went live: only a deployment that served traffic can be rolled back to`);
   }
   if (environment.currentDeploymentId === id) throw conflict(`Deployment ${id} is already serving ${environment.name}`);
-  if (!source.artifactDir) {
+  if (!(await buildKept(source))) {
     throw conflict(
       `The build of deployment ${id} is no longer kept (builds beyond the kept number are pruned): redeploy its commit instead`,
     );

@@ -1,7 +1,8 @@
 import type { DeploymentStatus } from '@launchbay/contract';
-import { and, eq, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
-import { deployments } from './schema';
+import type { Db } from '../../db/client';
+import { deploymentSteps, deployments } from './schema';
 
 /**
  * Every status change of a deployment, in one place. A change is a compare-and-set on the row
@@ -21,6 +22,8 @@ export const TRANSITIONS: Record<DeploymentStatus, readonly DeploymentStatus[]> 
   cancelled: [],
 };
 
+type Tx = Parameters<Parameters<Db['transaction']>[0]>[0];
+
 /** The timestamp column each status stamps when entered. */
 const STAMP: Partial<Record<DeploymentStatus, keyof typeof deployments.$inferInsert>> = {
   building: 'buildingAt',
@@ -39,8 +42,18 @@ export function canTransition(from: DeploymentStatus, to: DeploymentStatus): boo
 }
 
 /**
+ * Whether a deployment ended before it went live (failed, cancelled, or crashed at start): its
+ * pipeline is over, and the steps it did not reach never run. A crash of a deployment that
+ * served (ready or paused before) is not one: its pipeline had finished.
+ */
+export function endedBeforeLive(row: { status: string; readyAt: Date | null }): boolean {
+  return FINISHED_STATUSES.includes(row.status as DeploymentStatus) || (row.status === 'crashed' && row.readyAt === null);
+}
+
+/**
  * Moves a deployment to `to` when its status allows it; answers the updated row, or null when
- * the deployment is elsewhere (already cancelled, finished by another node...).
+ * the deployment is elsewhere (already cancelled, finished by another node...). A deployment that
+ * ends before it went live settles its pipeline steps in the same transaction (settleSteps).
  */
 export async function transition(
   ctx: Pick<AppContext, 'db'>,
@@ -51,10 +64,51 @@ export async function transition(
   const from = (Object.keys(TRANSITIONS) as DeploymentStatus[]).filter((status) => canTransition(status, to));
   if (from.length === 0) return null;
   const stamp = STAMP[to];
-  const [row] = await ctx.db
-    .update(deployments)
-    .set({ ...fields, status: to, ...(stamp ? { [stamp]: sql`now()` } : {}) })
-    .where(and(eq(deployments.id, deploymentId), inArray(deployments.status, from)))
-    .returning();
-  return row ?? null;
+  return ctx.db.transaction(async (tx) => {
+    const [row] = await tx
+      .update(deployments)
+      .set({ ...fields, status: to, ...(stamp ? { [stamp]: sql`now()` } : {}) })
+      .where(and(eq(deployments.id, deploymentId), inArray(deployments.status, from)))
+      .returning();
+    if (row && endedBeforeLive(row)) await settleSteps(tx, row);
+    return row ?? null;
+  });
+}
+
+/**
+ * The steps of a deployment that ended before it went live: the one still running ends
+ * 'cancelled' (or 'failed'), and those never reached end 'skipped' with why ('not reached: the
+ * build step failed', 'not reached: cancelled'). Their finished_at stays null: they never ran.
+ * The pipeline starts no step once its deployment has ended (pipeline.ts, Reporter), so a step
+ * settled here stays as it is.
+ */
+async function settleSteps(db: Tx, row: typeof deployments.$inferSelect): Promise<void> {
+  const ofDeployment = eq(deploymentSteps.deploymentId, row.id);
+  const cancelled = row.status === 'cancelled';
+  await db
+    .update(deploymentSteps)
+    .set({
+      status: cancelled ? 'cancelled' : 'failed',
+      finishedAt: new Date(),
+      detail: (row.error ?? (cancelled ? 'Cancelled' : 'Failed')).slice(0, 2000),
+    })
+    .where(and(ofDeployment, eq(deploymentSteps.status, 'running')));
+  let reason = 'cancelled';
+  if (!cancelled) {
+    const [failed] = await db
+      .select({ name: deploymentSteps.name })
+      .from(deploymentSteps)
+      .where(and(ofDeployment, eq(deploymentSteps.status, 'failed')))
+      .orderBy(desc(deploymentSteps.id))
+      .limit(1);
+    reason = failed
+      ? `the ${failed.name} step failed`
+      : row.status === 'crashed'
+        ? 'the app crashed at start'
+        : 'the deployment failed';
+  }
+  await db
+    .update(deploymentSteps)
+    .set({ status: 'skipped', detail: `not reached: ${reason}`, startedAt: null, finishedAt: null })
+    .where(and(ofDeployment, eq(deploymentSteps.status, 'pending')));
 }

@@ -1,5 +1,5 @@
 import type { Environment } from '@launchbay/contract';
-import { and, asc, desc, eq } from 'drizzle-orm';
+import { and, asc, desc, eq, inArray } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { notFound } from '../../lib/errors';
 import { toIso } from '../../lib/time';
@@ -60,6 +60,16 @@ export async function listEnvironmentRows(ctx: AppContext, projectId: number): P
     .select()
     .from(environments)
     .where(eq(environments.projectId, projectId))
+    .orderBy(desc(environments.isProduction), asc(environments.id));
+}
+
+/** The environments of several projects (a page of the project list), in one query. */
+export async function listEnvironmentRowsOf(ctx: AppContext, projectIds: readonly number[]): Promise<EnvironmentRow[]> {
+  if (projectIds.length === 0) return [];
+  return ctx.db
+    .select()
+    .from(environments)
+    .where(inArray(environments.projectId, [...projectIds]))
     .orderBy(desc(environments.isProduction), asc(environments.id));
 }
 

@@ -7,16 +7,16 @@ import {
   projectListResponseSchema,
   SLUG_PATTERN,
 } from '@launchbay/contract';
-import { asc, eq, sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
 import { launchbayJsonSchema } from '../../engine/pipeline/config/launchbay-json';
-import { presets } from '../../engine/pipeline/config/presets';
+import { listPresets } from '../../engine/pipeline/config/presets';
 import { notFound, unauthorized } from '../../lib/errors';
 import type { App } from '../../lib/http';
-import { toIso } from '../../lib/time';
 import { publishRoutes, releaseProjectDeployments } from '../deployments/service';
 import { createProject, projectDetail, renameProject } from './create';
+import { listProjects } from './list';
 import { projects } from './schema';
 import { assertKnownPreset, getProjectBySlug, getProjectRow } from './service';
 
@@ -43,29 +43,12 @@ export async function projectRoutes(app: App, ctx: AppContext) {
     {
       schema: {
         tags: ['projects'],
-        summary: 'List projects',
+        summary: 'List projects, each with its production address, latest deployment and the deployment production serves',
         querystring: paginationQuerySchema,
         response: { 200: projectListResponseSchema },
       },
     },
-    async (request) => {
-      const { page, per_page } = request.query;
-      const [rows, [count]] = await Promise.all([
-        ctx.db
-          .select()
-          .from(projects)
-          .orderBy(asc(projects.name), asc(projects.id))
-          .limit(per_page)
-          .offset((page - 1) * per_page),
-        ctx.db.select({ n: sql<number>`count(*)::int` }).from(projects),
-      ]);
-      return {
-        projects: rows.map((p) => ({ id: p.id, name: p.name, slug: p.slug, created_at: toIso(p.createdAt) })),
-        total: count?.n ?? 0,
-        page,
-        per_page,
-      };
-    },
+    async (request) => listProjects(ctx, request.query.page, request.query.per_page),
   );
 
   app.post(
@@ -158,7 +141,7 @@ export async function projectRoutes(app: App, ctx: AppContext) {
     async (request) => {
       const project = await getProjectRow(ctx, request.params.id);
       const b = request.body;
-      assertKnownPreset(b.preset);
+      await assertKnownPreset(b.preset);
       const [updated] = await ctx.db
         .update(projects)
         .set({
@@ -188,7 +171,7 @@ export async function projectRoutes(app: App, ctx: AppContext) {
       },
     },
     async () => ({
-      presets: presets.map((preset) => ({
+      presets: (await listPresets()).map((preset) => ({
         slug: preset.slug,
         name: preset.name,
         kind: preset.kind,

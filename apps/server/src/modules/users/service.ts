@@ -1,5 +1,5 @@
 import type { CreateUserRequest, CurrentUser, RoleType, UpdateMeRequest, UpdateUserRequest, User } from '@launchbay/contract';
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { Db } from '../../db/client';
 import { badRequest, conflict, notFound } from '../../lib/errors';
@@ -53,6 +53,14 @@ async function requireUser(db: Db, userId: number): Promise<UserRow> {
   const [row] = await db.select().from(users).where(eq(users.id, userId)).limit(1);
   if (!row) throw notFound(`User ${userId} not found`);
   return row;
+}
+
+/** The emails of the users with these ids, in one query; a user deleted since is missing from the answer. */
+export async function userEmails(db: Db, ids: readonly number[]): Promise<Map<number, string>> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  const rows = await db.select({ id: users.id, email: users.email }).from(users).where(inArray(users.id, unique));
+  return new Map(rows.map((row) => [row.id, row.email]));
 }
 
 export async function getUser(db: Db, userId: number): Promise<User> {
