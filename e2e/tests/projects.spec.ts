@@ -122,14 +122,13 @@ test('a project created from a git repository deploys with its variables, is ser
 
   const ready = await waitForDeployment(platform.adminApi, project.id, deploymentId);
   expect(ready.status, ready.error ?? '').toBe('ready');
-  expect(ready.trigger).toBe('manual');
+  expect(ready.trigger).toBe('create');
   expect(ready.is_current).toBe(true);
-  // The deployment the server started at creation (before the variable existed) never serves.
+  // The variables went with the create request: the first deployment already had them, and it is the only one.
   const list = (await (await platform.adminApi.get(`/api/projects/${project.id}/deployments`)).json()) as {
     deployments: ApiDeployment[];
   };
-  const first = list.deployments.find((deployment) => deployment.trigger === 'create');
-  expect(first?.is_current).toBe(false);
+  expect(list.deployments.map((deployment) => deployment.id)).toEqual([deploymentId]);
 
   // The overview: live address, status, the current deployment and commit, environments, latest deployments.
   await projectTab(page, 'Overview').click();

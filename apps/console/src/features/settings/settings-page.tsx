@@ -36,9 +36,10 @@ const optionalText = <T,>(schema: z.ZodType<T, string | null>) =>
     .transform((value) => (value.trim() === '' ? null : value.trim()))
     .pipe(schema);
 
-/** Days as typed (a string) to the contract's number schema and its range messages. */
-const days = <T,>(schema: z.ZodType<T, number>) =>
-  z.string().trim().regex(/^\d+$/, 'Enter a whole number of days').transform(Number).pipe(schema);
+/** A whole number as typed (a string) to the contract's number schema and its range messages. */
+const wholeNumber = <T,>(schema: z.ZodType<T, number>, message: string) =>
+  z.string().trim().regex(/^\d+$/, message).transform(Number).pipe(schema);
+const days = <T,>(schema: z.ZodType<T, number>) => wholeNumber(schema, 'Enter a whole number of days');
 
 const ACCESS_MODE_HINT: Record<AccessMode, string> = {
   local: 'Reached on this machine or its local network only.',
@@ -221,6 +222,7 @@ const retentionSchema = z.object({
   log_retention_days: days(shape.log_retention_days),
   analytics_retention_days: days(shape.analytics_retention_days),
   audit_retention_days: days(shape.audit_retention_days),
+  kept_builds_per_environment: wholeNumber(shape.kept_builds_per_environment, 'Enter a whole number of builds'),
 });
 
 const RETENTION_FIELDS = [
@@ -235,15 +237,17 @@ function RetentionSection({ settings, readOnly }: { settings: PlatformSettings; 
       log_retention_days: String(settings.log_retention_days),
       analytics_retention_days: String(settings.analytics_retention_days),
       audit_retention_days: String(settings.audit_retention_days),
+      kept_builds_per_environment: String(settings.kept_builds_per_environment),
     }),
     [settings],
   );
   const section = useSectionForm({ schema: retentionSchema, values, current: settings });
   const { register, formState } = section.form;
+  const buildsError = formState.errors.kept_builds_per_environment?.message;
   return (
     <SettingsSection
       title="Data retention"
-      description="How long Launchbay keeps data before it is deleted for good (checked every hour)."
+      description="How long Launchbay keeps data before it is deleted for good (checked every hour), and how many builds it keeps (pruned after each deployment)."
       section={section}
       readOnly={readOnly}
     >
@@ -273,6 +277,30 @@ function RetentionSection({ settings, readOnly }: { settings: PlatformSettings; 
           );
         })}
       </div>
+      <FormField
+        id="settings-kept-builds"
+        label="Builds kept per environment"
+        hint="Successful builds kept on disk for instant rollback. Older builds are removed."
+        error={buildsError}
+      >
+        {/* As wide as one retention column above, so the inputs line up. */}
+        <div className="relative sm:w-[calc((100%-2.5rem)/3)]">
+          <Input
+            id="settings-kept-builds"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={50}
+            step={1}
+            className="pr-16 tabular-nums [appearance:textfield] [&::-webkit-inner-spin-button]:appearance-none [&::-webkit-outer-spin-button]:appearance-none"
+            aria-invalid={buildsError ? true : undefined}
+            {...register('kept_builds_per_environment')}
+          />
+          <span className="pointer-events-none absolute inset-y-0 right-3 flex items-center text-muted-foreground text-sm">
+            builds
+          </span>
+        </div>
+      </FormField>
     </SettingsSection>
   );
 }

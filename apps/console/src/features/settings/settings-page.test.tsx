@@ -1,0 +1,121 @@
+import { type CurrentUser, LETS_ENCRYPT_DIRECTORY, type PlatformSettings } from '@launchbay/contract';
+import { screen, within } from '@testing-library/react';
+import { MemoryRouter } from 'react-router';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { toast } from '@/lib/toast';
+import { renderWithProviders } from '@/test/render';
+import SettingsPage from './settings-page';
+
+vi.mock('@/lib/toast', () => ({ toast: { success: vi.fn(), error: vi.fn(), info: vi.fn(), warning: vi.fn() } }));
+
+const SETTINGS: PlatformSettings = {
+  external_url: null,
+  base_domain: 'apps.example.com',
+  access_mode: 'local',
+  acme_directory_url: LETS_ENCRYPT_DIRECTORY,
+  acme_contact_email: null,
+  log_retention_days: 30,
+  analytics_retention_days: 90,
+  audit_retention_days: 365,
+  kept_builds_per_environment: 7,
+  preview_environments_enabled: false,
+  allow_private_network_targets: false,
+};
+
+const ADMIN: CurrentUser = {
+  id: 1,
+  username: 'admin',
+  email: 'admin@example.com',
+  avatar_url: null,
+  roles: ['admin'],
+  mfa_enabled: false,
+};
+
+/** The settings API as the server answers it: GET /api/settings, PUT /api/settings (a partial update). */
+function stubApi() {
+  let settings = { ...SETTINGS };
+  const fetch = vi.fn(async (url: string, init?: RequestInit) => {
+    if (url === '/api/user/me') return Response.json(ADMIN);
+    if (url === '/api/settings' && (init?.method ?? 'GET') === 'GET') return Response.json(settings);
+    if (url === '/api/settings' && init?.method === 'PUT') {
+      settings = { ...settings, ...JSON.parse(String(init.body)) };
+      return Response.json(settings);
+    }
+    return Response.json({ detail: `Unexpected call ${init?.method ?? 'GET'} ${url}` }, { status: 404 });
+  });
+  vi.stubGlobal('fetch', fetch);
+  const puts = () =>
+    fetch.mock.calls.filter(([, init]) => init?.method === 'PUT').map(([, init]) => JSON.parse(String(init?.body)));
+  return { fetch, puts };
+}
+
+async function renderPage() {
+  const api = stubApi();
+  const result = renderWithProviders(
+    <MemoryRouter initialEntries={['/settings']}>
+      <SettingsPage />
+    </MemoryRouter>,
+  );
+  const retention = await screen.findByRole('region', { name: 'Data retention' });
+  return { ...result, ...api, retention };
+}
+
+describe('SettingsPage: builds kept per environment', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('shows the current value in the Data retention section, with its help', async () => {
+    const { retention } = await renderPage();
+    const builds = within(retention).getByLabelText('Builds kept per environment');
+    // The current user arrives after the settings: wait until the field is editable (admin).
+    await vi.waitFor(() => expect(builds).toBeEnabled());
+    expect(builds).toHaveValue(7);
+    expect(
+      within(retention).getByText(
+        'Successful builds kept on disk for instant rollback. Older builds are removed.',
+      ),
+    ).toBeInTheDocument();
+    expect(within(retention).getByRole('button', { name: 'Save Data retention' })).toBeDisabled();
+  });
+
+  it("refuses 0 and 51 with the contract's messages and sends nothing", async () => {
+    const { user, retention, puts } = await renderPage();
+    const builds = within(retention).getByLabelText('Builds kept per environment');
+    await vi.waitFor(() => expect(builds).toBeEnabled());
+    const save = within(retention).getByRole('button', { name: 'Save Data retention' });
+
+    await user.clear(builds);
+    await user.type(builds, '0');
+    await user.click(save);
+    expect(await within(retention).findByText('At least 1 build')).toBeInTheDocument();
+    expect(builds).toHaveAttribute('aria-invalid', 'true');
+
+    await user.clear(builds);
+    await user.type(builds, '51');
+    await user.click(save);
+    expect(await within(retention).findByText('At most 50 builds')).toBeInTheDocument();
+    expect(within(retention).queryByText('At least 1 build')).not.toBeInTheDocument();
+
+    await user.clear(builds);
+    await user.click(save);
+    expect(await within(retention).findByText('Enter a whole number of builds')).toBeInTheDocument();
+    expect(puts()).toEqual([]);
+  });
+
+  it('sends only the new value on save and shows the saved toast', async () => {
+    const { user, retention, puts } = await renderPage();
+    const builds = within(retention).getByLabelText('Builds kept per environment');
+    await vi.waitFor(() => expect(builds).toBeEnabled());
+    const save = within(retention).getByRole('button', { name: 'Save Data retention' });
+
+    await user.clear(builds);
+    await user.type(builds, '12');
+    expect(save).toBeEnabled();
+    await user.click(save);
+
+    await vi.waitFor(() => expect(puts()).toEqual([{ kept_builds_per_environment: 12 }]));
+    await vi.waitFor(() => expect(toast.success).toHaveBeenCalledWith('Settings saved'));
+    // The saved settings become the form's values: nothing left to save.
+    await vi.waitFor(() => expect(save).toBeDisabled());
+    expect(builds).toHaveValue(12);
+  });
+});
