@@ -36,6 +36,9 @@ const envSchema = z.object({
   // node looks for due jobs and schedule ticks this often.
   JOB_LEASE_SECONDS: z.coerce.number().min(1).max(3600).default(60),
   JOB_POLL_MS: z.coerce.number().int().min(50).max(60_000).default(500),
+  // An idle node polls less and less often, up to this (work enqueued on the node, schedules and
+  // delayed jobs wake it at once): an idle platform holds no database connection most of the time.
+  JOB_IDLE_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(20_000),
 });
 
 export type Config = {
@@ -58,6 +61,7 @@ export type Config = {
   notificationLeaseMs: number;
   jobLeaseMs: number;
   jobPollMs: number;
+  jobIdlePollMs: number;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -87,5 +91,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     notificationLeaseMs: Math.round(e.NOTIFICATION_LEASE_SECONDS * 1000),
     jobLeaseMs: Math.round(e.JOB_LEASE_SECONDS * 1000),
     jobPollMs: e.JOB_POLL_MS,
+    jobIdlePollMs: Math.max(e.JOB_POLL_MS, e.JOB_IDLE_POLL_MS),
   };
 }

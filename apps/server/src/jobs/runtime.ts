@@ -4,12 +4,13 @@ import type { Logger } from 'pino';
 import type { AppContext } from '../context';
 import { outsideRequestTransaction } from '../db/request-transaction';
 import { appendJobLog, JobCancelledError, type Queue, RetryJob, type RunningJob, registerWaker } from './queue';
-import { type Schedule, syncSchedules, tickSchedules } from './schedule';
+import { nextTick, type Schedule, syncSchedules, tickSchedules } from './schedule';
 
 /*
  * The worker of one node. Every JOB_POLL_MS (and when woken by an enqueue on this node) it
  * enqueues due schedule ticks, then claims due jobs of its queues with FOR UPDATE SKIP LOCKED
- * under a lease. While jobs run it renews their leases and picks up cancellations (one query
+ * under a lease. A poll that finds nothing doubles the wait, up to JOB_IDLE_POLL_MS; a timer
+ * still wakes it at each schedule's next tick, and any work found brings it back to JOB_POLL_MS. While jobs run it renews their leases and picks up cancellations (one query
  * per heartbeat). A job whose lease ran out — its node died — is claimed again by any node.
  */
 
@@ -68,6 +69,11 @@ function createRuntime(
   let stopped = false;
   let ticking: Promise<void> | undefined;
   let again = false;
+  /** The current wait between polls: JOB_POLL_MS while there is work, doubling up to JOB_IDLE_POLL_MS. */
+  let pollMs = ctx.config.jobPollMs;
+  /** Set by a tick that found due jobs or enqueued schedule ticks. */
+  let foundWork = false;
+  let scheduleTimer: NodeJS.Timeout | undefined;
   let schedulesReady: Promise<void> | undefined = schedules.length > 0 ? syncSchedules(ctx, schedules) : Promise.resolve();
 
   const inflightOf = (queue: string) => [...running.values()].filter((r) => r.job.queue === queue).length;
@@ -243,6 +249,7 @@ function createRuntime(
     if (schedules.length > 0) {
       const ticked = await tickSchedules(ctx, schedules);
       for (const queue of ticked) wake(queue);
+      foundWork ||= ticked.length > 0;
     }
     // One cheap look first, so an idle node costs two queries a poll whatever the number of queues.
     const due = await ctx.pool.query<{ queue: string }>(
@@ -251,6 +258,7 @@ function createRuntime(
       [queues.map((q) => q.name)],
     );
     const dueNames = new Set(due.rows.map((r) => r.queue));
+    foundWork ||= dueNames.size > 0;
     for (const queue of queues) {
       if (!dueNames.has(queue.name)) continue;
       while (!stopped) {
@@ -319,9 +327,28 @@ function createRuntime(
     else kick();
   }
 
+  /** Wakes the node at the next tick of its schedules (one timer, moved at each poll). */
+  function armScheduleTimer() {
+    clearTimeout(scheduleTimer);
+    if (stopped || schedules.length === 0) return;
+    const now = new Date();
+    const next = Math.min(...schedules.map((schedule) => nextTick(schedule.cron, now).getTime()));
+    const delay = next - now.getTime() + 5;
+    if (delay > 10 * 60_000) return; // the poll loop comes by before then
+    scheduleTimer = setTimeout(tick, delay);
+    scheduleTimer.unref();
+  }
+
   function poll() {
+    if (stopped) return;
+    foundWork = false;
     tick();
-    if (!stopped) later(ctx.config.jobPollMs, poll);
+    void (ticking ?? Promise.resolve()).finally(() => {
+      if (stopped) return;
+      pollMs = foundWork || running.size > 0 ? ctx.config.jobPollMs : Math.min(pollMs * 2, ctx.config.jobIdlePollMs);
+      armScheduleTimer();
+      later(pollMs, poll);
+    });
   }
   function beat() {
     if (stopped) return;
@@ -342,6 +369,7 @@ function createRuntime(
       stopped = true;
       unregister();
       for (const timer of timers) clearTimeout(timer);
+      clearTimeout(scheduleTimer);
       await ticking;
       if (running.size > 0) {
         // Let runs in progress finish briefly, renewing their leases; then cut them short.

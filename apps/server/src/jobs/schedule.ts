@@ -48,7 +48,7 @@ export function definePeriodicTask(task: { name: string; cron: string; run(job: 
   return { queue, schedule: defineSchedule({ name: task.name, cron: task.cron, queue, payload: {} }) };
 }
 
-function nextTick(cron: string, after: Date): Date {
+export function nextTick(cron: string, after: Date): Date {
   const next = new Cron(cron, { timezone: 'UTC' }).nextRun(after);
   if (!next) throw new Error(`The cron pattern "${cron}" never fires`);
   return next;

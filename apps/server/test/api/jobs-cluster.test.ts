@@ -82,7 +82,7 @@ afterAll(async () => {
 });
 
 /** A node: its own data folder, the shared database, short leases and fast polling. */
-async function startNode(): Promise<ChildPlatform> {
+async function startNode(extraEnv: Record<string, string> = {}): Promise<ChildPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-jobs-node-'));
   dataDirs.push(dataDir);
   return startChildPlatform(
@@ -92,7 +92,10 @@ async function startNode(): Promise<ChildPlatform> {
       LOG_LEVEL: 'warn',
       JOB_LEASE_SECONDS: String(LEASE_SECONDS),
       JOB_POLL_MS: '100',
+      // Jobs are inserted behind the nodes' backs here (as another node would): keep them looking often.
+      JOB_IDLE_POLL_MS: '400',
       ENCRYPTION_KEY: SHARED_KEY, // every node sharing a database has the same key
+      ...extraEnv,
     },
     { mainJs },
   );
@@ -181,4 +184,23 @@ describe('the job runtime across processes', () => {
     const schedules = await pool.query(`SELECT name FROM job_schedules WHERE name = 'test.every-second'`);
     expect(schedules.rowCount).toBe(1);
   });
+
+  it('an idle node polls less often and holds no database connection between polls, yet runs what another node enqueues', async () => {
+    const node = await startNode({ JOB_IDLE_POLL_MS: '8000', TEST_TICK_SCHEDULE: 'off' });
+    const connectionsOf = async () =>
+      Number(
+        (
+          await pool.query<{ n: string }>('SELECT count(*) AS n FROM pg_stat_activity WHERE application_name = $1', [
+            `launchbay (pid ${node.child.pid})`,
+          ])
+        ).rows[0]?.n,
+      );
+    // It connected to start; once idle, its pool lets the connection go (5 s) before the next poll (up to 8 s).
+    expect(await connectionsOf()).toBeGreaterThan(0);
+    await waitUntil(async () => (await connectionsOf()) === 0, 'a moment without a connection from the idle node', 25_000);
+    const [id] = await insertJobs('test.slow', [{ ms: 10 }]);
+    if (id === undefined) throw new Error('no job');
+    await waitUntil(async () => (await statusOf(id))?.status === 'succeeded', 'the job, at the next idle poll', 12_000);
+    await node.stop();
+  }, 60_000);
 });
