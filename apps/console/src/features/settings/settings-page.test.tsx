@@ -70,9 +70,7 @@ describe('SettingsPage: builds kept per environment', () => {
     await vi.waitFor(() => expect(builds).toBeEnabled());
     expect(builds).toHaveValue(7);
     expect(
-      within(retention).getByText(
-        'Successful builds kept on disk for instant rollback. Older builds are removed.',
-      ),
+      within(retention).getByText('Successful builds kept on disk for instant rollback. Older builds are removed.'),
     ).toBeInTheDocument();
     expect(within(retention).getByRole('button', { name: 'Save Data retention' })).toBeDisabled();
   });
