@@ -39,7 +39,7 @@ export type EdgeState = {
 /** 2: routes carry a target (upstreams or a static folder) and a state. */
 export const EDGE_PROTOCOL_VERSION = 2;
 
-/** The connection the edge uses for its route table and proxy-log rows (a pg client config, plain JSON). */
+/** The connection the edge uses for its route table and proxy-log rows (plain JSON: a URL, or a pg-style config whose host may be a Unix socket directory). */
 export type EdgeDatabase =
   | { connectionString: string }
   | { host: string; port: number; user: string; password: string; database: string };
