@@ -17,19 +17,19 @@ function app(pkg: string | null): string {
 }
 
 describe('installHasWork', () => {
-  it('is false for a package.json without dependencies, workspaces or install scripts', () => {
-    expect(installHasWork(app('{"name":"a","scripts":{"start":"node server.js"}}'))).toBe(false);
-    expect(installHasWork(app('{"name":"a","dependencies":{},"devDependencies":{}}'))).toBe(false);
+  it('is false for a package.json without dependencies, workspaces or install scripts', async () => {
+    expect(await installHasWork(app('{"name":"a","scripts":{"start":"node server.js"}}'))).toBe(false);
+    expect(await installHasWork(app('{"name":"a","dependencies":{},"devDependencies":{}}'))).toBe(false);
   });
 
-  it('is true for dependencies of any kind, workspaces, install scripts, and anything it cannot read', () => {
-    expect(installHasWork(app('{"dependencies":{"express":"^5.0.0"}}'))).toBe(true);
-    expect(installHasWork(app('{"devDependencies":{"vite":"^7.0.0"}}'))).toBe(true);
-    expect(installHasWork(app('{"optionalDependencies":{"fsevents":"*"}}'))).toBe(true);
-    expect(installHasWork(app('{"workspaces":["packages/*"]}'))).toBe(true);
-    expect(installHasWork(app('{"scripts":{"postinstall":"node setup.js"}}'))).toBe(true);
-    expect(installHasWork(app('{"scripts":{"prepare":"husky"}}'))).toBe(true);
-    expect(installHasWork(app('{ not json'))).toBe(true);
-    expect(installHasWork(app(null))).toBe(true);
+  it('is true for dependencies of any kind, workspaces, install scripts, and anything it cannot read', async () => {
+    expect(await installHasWork(app('{"dependencies":{"express":"^5.0.0"}}'))).toBe(true);
+    expect(await installHasWork(app('{"devDependencies":{"vite":"^7.0.0"}}'))).toBe(true);
+    expect(await installHasWork(app('{"optionalDependencies":{"fsevents":"*"}}'))).toBe(true);
+    expect(await installHasWork(app('{"workspaces":["packages/*"]}'))).toBe(true);
+    expect(await installHasWork(app('{"scripts":{"postinstall":"node setup.js"}}'))).toBe(true);
+    expect(await installHasWork(app('{"scripts":{"prepare":"husky"}}'))).toBe(true);
+    expect(await installHasWork(app('{ not json'))).toBe(true);
+    expect(await installHasWork(app(null))).toBe(true);
   });
 });

@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { BuildPlan } from './build-plan';
+import { readPackageJson } from './config/package-manager';
 
 /**
  * Install and build, with the dependency cache: `node_modules` (and the framework's own caches
@@ -95,26 +96,21 @@ export function dependencyCacheKey(appDir: string, plan: Pick<BuildPlan, 'packag
   return hash.digest('hex').slice(0, 32);
 }
 
-const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'];
-const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'workspaces'];
+const INSTALL_SCRIPTS = ['preinstall', 'install', 'postinstall', 'prepare'] as const;
+const DEPENDENCY_FIELDS = ['dependencies', 'devDependencies', 'optionalDependencies', 'workspaces'] as const;
 
 /**
  * Whether an install would do anything: a package.json that lists no dependencies, no workspaces and
  * no install scripts gets nothing from one (a dependency-free server deploys in seconds, every time).
  * Without a package.json, or one that cannot be read, the install runs as planned.
  */
-export function installHasWork(appDir: string): boolean {
-  let pkg: Record<string, unknown>;
-  try {
-    pkg = JSON.parse(fs.readFileSync(path.join(appDir, 'package.json'), 'utf8')) as Record<string, unknown>;
-  } catch {
-    return true;
-  }
-  if (!pkg || typeof pkg !== 'object') return true;
+export async function installHasWork(appDir: string): Promise<boolean> {
+  const pkg = await readPackageJson(appDir);
+  if (!pkg) return true;
   const nonEmpty = (value: unknown) =>
     Array.isArray(value) ? value.length > 0 : !!value && typeof value === 'object' && Object.keys(value).length > 0;
   if (DEPENDENCY_FIELDS.some((field) => nonEmpty(pkg[field]))) return true;
-  const scripts = pkg.scripts && typeof pkg.scripts === 'object' ? (pkg.scripts as Record<string, unknown>) : {};
+  const scripts = pkg.scripts ?? {};
   return INSTALL_SCRIPTS.some((name) => scripts[name] !== undefined);
 }
 

@@ -15,7 +15,7 @@ import {
   shellQuote,
 } from '../../engine/pipeline/build';
 import type { BuildPlan } from '../../engine/pipeline/build-plan';
-import { directScriptCommand, type PackageJson } from '../../engine/pipeline/config';
+import { directScriptCommand, readPackageJson } from '../../engine/pipeline/config';
 import { resolveBuildPlan } from '../../engine/pipeline/config/resolve';
 import { fetchCommit, knownHostsPath } from '../../engine/pipeline/source';
 import type { RunningDeployment } from '../../engine/runtime/driver';
@@ -172,15 +172,6 @@ export async function startProcesses(
   return running;
 }
 
-async function readPackageJson(appDir: string): Promise<PackageJson | null> {
-  try {
-    const parsed: unknown = JSON.parse(await fs.promises.readFile(path.join(appDir, 'package.json'), 'utf8'));
-    return parsed && typeof parsed === 'object' ? (parsed as PackageJson) : null;
-  } catch {
-    return null; // none, or not JSON: the commands run as written
-  }
-}
-
 /** The environment a deployment's commands get: the user's env vars, over a minimal platform environment. */
 function commandEnv(userEnv: Record<string, string>, extra: Record<string, string> = {}): Record<string, string> {
   return {
@@ -309,7 +300,7 @@ async function build(
     });
 
   // A detected install of a package.json without dependencies is skipped; one the user set always runs.
-  const installNeeded = plan.sources.installCommand !== 'detected' || installHasWork(appDir);
+  const installNeeded = plan.sources.installCommand !== 'detected' || (await installHasWork(appDir));
   if (plan.installCommand && !restored.deps && installNeeded) {
     await reporter.step('install', async () => {
       reporter.log(`$ ${plan.installCommand}`);

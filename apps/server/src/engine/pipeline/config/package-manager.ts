@@ -3,6 +3,8 @@
  * else the lockfile; and the commands that install (frozen to the lockfile when there is one), run a
  * script and run a dependency's binary with it.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { PackageManager } from '../build-plan';
 import type { AppFiles } from './app-files';
 
@@ -14,7 +16,21 @@ export type PackageJson = {
   scripts?: Record<string, unknown>;
   dependencies?: Record<string, unknown>;
   devDependencies?: Record<string, unknown>;
+  optionalDependencies?: Record<string, unknown>;
+  workspaces?: unknown;
 };
+
+/** An app's package.json, or null when it has none or it is not a JSON object (BOM tolerated). */
+export async function readPackageJson(appDir: string): Promise<PackageJson | null> {
+  try {
+    const parsed: unknown = JSON.parse(
+      (await fs.promises.readFile(path.join(appDir, 'package.json'), 'utf8')).replace(/^\uFEFF/, ''),
+    );
+    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as PackageJson) : null;
+  } catch {
+    return null;
+  }
+}
 
 export type PackageManagerChoice = {
   name: PackageManager;
