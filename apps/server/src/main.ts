@@ -1,3 +1,5 @@
+// First: pg loaded without waking Node's bundled fetch (see the file).
+import './db/load-pg';
 import { loadConfig } from './config';
 import { startEmbeddedDatabase } from './db/embedded';
 import { createLogger } from './lib/logger';

