@@ -130,13 +130,21 @@ describe('a change and its audit row commit together', () => {
 describe('security headers', () => {
   it('the console, a console route and the API send CSP, nosniff, Referrer-Policy and Permissions-Policy', async () => {
     const themeHash = `'sha256-${createHash('sha256').update(THEME_SCRIPT).digest('base64')}'`;
-    for (const route of ['/', '/settings/audit-logs', '/api/health']) {
+    for (const route of ['/', '/settings/audit-logs', '/api/health', '/api/docs']) {
       const response = await fetch(`${platform.url}${route}`);
       expect(response.status, route).toBe(200);
       const csp = response.headers.get('content-security-policy') ?? '';
       expect(csp, route).toContain("frame-ancestors 'none'");
-      expect(csp, route).toContain("default-src 'self'");
-      expect(csp, route).toContain(`script-src 'self' ${themeHash}`);
+      if (route === '/api/health') {
+        // A JSON answer is never rendered as a page: its policy allows nothing, and page-only headers stay off it.
+        expect(csp, route).toBe("default-src 'none'; frame-ancestors 'none'");
+        expect(response.headers.get('cross-origin-opener-policy'), route).toBeNull();
+        expect(response.headers.get('cache-control'), route).toBe('no-store');
+      } else {
+        expect(csp, route).toContain("default-src 'self'");
+        expect(csp, route).toContain(`script-src 'self' ${themeHash}`);
+        expect(response.headers.get('cross-origin-opener-policy'), route).toBe('same-origin');
+      }
       expect(csp, route).not.toContain('unsafe-eval');
       expect(response.headers.get('x-content-type-options'), route).toBe('nosniff');
       expect(response.headers.get('referrer-policy'), route).toBe('same-origin');
