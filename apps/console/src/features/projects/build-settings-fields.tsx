@@ -82,6 +82,40 @@ export function BuildSettingsFields<T extends BuildSettingsValues, TOut>({
   const isStatic = chosen?.kind === 'static';
   // biome-ignore lint/suspicious/noExplicitAny: react-hook-form's Path<T> cannot see that T extends BuildSettingsValues
   const field = (name: keyof BuildSettingsValues) => name as any;
+  // The text fields that hold a command or a path: the same input, each with its own default shown.
+  const commandFields: {
+    name: 'install_command' | 'build_command' | 'start_command' | 'output_directory';
+    suffix: string;
+    label: string;
+    hint?: string;
+    placeholder: string;
+  }[] = [
+    {
+      name: 'install_command',
+      suffix: 'install',
+      label: 'Install command',
+      placeholder: placeholderOf(chosen, chosen?.install_command, 'Detected from the lockfile'),
+    },
+    {
+      name: 'build_command',
+      suffix: 'build',
+      label: 'Build command',
+      placeholder: placeholderOf(chosen, chosen?.build_command, 'None'),
+    },
+    {
+      name: 'start_command',
+      suffix: 'start',
+      label: 'Start command',
+      hint: isStatic ? 'Static sites are served by the edge: no process to start.' : undefined,
+      placeholder: placeholderOf(chosen, chosen?.start_command, isStatic ? 'None (static)' : 'npm start'),
+    },
+    {
+      name: 'output_directory',
+      suffix: 'output',
+      label: 'Output directory',
+      placeholder: placeholderOf(chosen, chosen?.output_directory, isStatic ? '.' : 'None'),
+    },
+  ];
   return (
     <div className="grid gap-5">
       <FormField
@@ -138,56 +172,19 @@ export function BuildSettingsFields<T extends BuildSettingsValues, TOut>({
         />
       </FormField>
       <div className="grid gap-5 sm:grid-cols-2">
-        <FormField id={`${idPrefix}-install`} label="Install command" optional error={errors.install_command?.message}>
-          <Input
-            id={`${idPrefix}-install`}
-            className="font-mono"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder={placeholderOf(chosen, chosen?.install_command, 'Detected from the lockfile')}
-            aria-invalid={errors.install_command ? true : undefined}
-            {...register(field('install_command'))}
-          />
-        </FormField>
-        <FormField id={`${idPrefix}-build`} label="Build command" optional error={errors.build_command?.message}>
-          <Input
-            id={`${idPrefix}-build`}
-            className="font-mono"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder={placeholderOf(chosen, chosen?.build_command, 'None')}
-            aria-invalid={errors.build_command ? true : undefined}
-            {...register(field('build_command'))}
-          />
-        </FormField>
-        <FormField
-          id={`${idPrefix}-start`}
-          label="Start command"
-          optional
-          hint={isStatic ? 'Static sites are served by the edge: no process to start.' : undefined}
-          error={errors.start_command?.message}
-        >
-          <Input
-            id={`${idPrefix}-start`}
-            className="font-mono"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder={placeholderOf(chosen, chosen?.start_command, isStatic ? 'None (static)' : 'npm start')}
-            aria-invalid={errors.start_command ? true : undefined}
-            {...register(field('start_command'))}
-          />
-        </FormField>
-        <FormField id={`${idPrefix}-output`} label="Output directory" optional error={errors.output_directory?.message}>
-          <Input
-            id={`${idPrefix}-output`}
-            className="font-mono"
-            autoComplete="off"
-            spellCheck={false}
-            placeholder={placeholderOf(chosen, chosen?.output_directory, isStatic ? '.' : 'None')}
-            aria-invalid={errors.output_directory ? true : undefined}
-            {...register(field('output_directory'))}
-          />
-        </FormField>
+        {commandFields.map(({ name, suffix, label, hint, placeholder }) => (
+          <FormField key={name} id={`${idPrefix}-${suffix}`} label={label} optional hint={hint} error={errors[name]?.message}>
+            <Input
+              id={`${idPrefix}-${suffix}`}
+              className="font-mono"
+              autoComplete="off"
+              spellCheck={false}
+              placeholder={placeholder}
+              aria-invalid={errors[name] ? true : undefined}
+              {...register(field(name))}
+            />
+          </FormField>
+        ))}
         <FormField
           id={`${idPrefix}-port`}
           label="Port"
