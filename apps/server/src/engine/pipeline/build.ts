@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+import { shellQuote } from '../../lib/shell';
 import type { BuildPlan } from './build-plan';
 import { readPackageJson } from './config/package-manager';
 
@@ -125,8 +126,6 @@ function linkTree(from: string, to: string, signal: AbortSignal): Promise<void> 
     timeoutMs: 120_000,
   });
 }
-
-export const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 export type CacheLayout = { dir: string };
 

@@ -26,6 +26,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { classifyAddress, outboundRefusal, type ResolvedAddress, type Resolver, resolveOutbound } from '../../lib/outbound';
+import { shellQuote } from '../../lib/shell';
 
 // ---------------------------------------------------------------------------------------------
 // Repository URLs
@@ -380,8 +381,6 @@ export type GitAccess = {
   /** Removes the key file and the temp folder. */
   cleanup(): void;
 };
-
-const shellQuote = (value: string) => `'${value.replace(/'/g, `'\\''`)}'`;
 
 async function withDeadline<T>(promise: Promise<T>, deadline: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

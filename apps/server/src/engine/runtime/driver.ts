@@ -4,6 +4,7 @@
  * runs them as children of the host; a `docker` driver does the same over the Docker Engine API.
  * The engine hands a driver everything it needs; a driver imports no module.
  */
+import path from 'node:path';
 
 /** One process type of a deployment (a Procfile line, launchbay.json `processes`, or the start command as `web`). */
 export type ProcessSpec = {
@@ -112,4 +113,24 @@ export interface RuntimeDriver {
   handOver(dir: string): Promise<void>;
   /** Stops watching (the apps keep running: they must serve through a restart of the control plane). */
   close(): Promise<void>;
+}
+
+/** Throws on a spec no driver can run (the engine builds them; this guards its mistakes). */
+export function validateRunSpec(spec: DeploymentRunSpec): void {
+  if (!Number.isInteger(spec.deploymentId) || spec.deploymentId < 0) throw new Error('deploymentId must be an integer');
+  if (!path.isAbsolute(spec.appDir)) throw new Error(`appDir must be an absolute path: ${spec.appDir}`);
+  if (spec.processes.length === 0) throw new Error('a deployment needs at least one process');
+  const types = new Set<string>();
+  for (const process of spec.processes) {
+    if (!process.type || types.has(process.type))
+      throw new Error(`process types must be unique and non-empty: "${process.type}"`);
+    types.add(process.type);
+    if (!process.command.trim()) throw new Error(`process ${process.type} has no command`);
+    const instances = process.instances ?? 1;
+    if (!Number.isInteger(instances) || instances < 0 || instances > 64)
+      throw new Error(`process ${process.type}: 0 to 64 instances`);
+  }
+  if (spec.port !== undefined && spec.port !== null && !(Number.isInteger(spec.port) && spec.port > 0 && spec.port < 65536)) {
+    throw new Error(`port must be a TCP port: ${spec.port}`);
+  }
 }

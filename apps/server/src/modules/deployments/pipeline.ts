@@ -12,7 +12,6 @@ import {
   runCommand,
   saveBuildCaches,
   saveDependencies,
-  shellQuote,
 } from '../../engine/pipeline/build';
 import type { BuildPlan } from '../../engine/pipeline/build-plan';
 import { directScriptCommand, readPackageJson } from '../../engine/pipeline/config';
@@ -20,6 +19,7 @@ import { resolveBuildPlan } from '../../engine/pipeline/config/resolve';
 import { fetchCommit, knownHostsPath } from '../../engine/pipeline/source';
 import type { RunningDeployment } from '../../engine/runtime/driver';
 import { JobCancelledError, type RunningJob } from '../../jobs';
+import { shellQuote } from '../../lib/shell';
 import { environmentValues } from '../env-vars/service';
 import { environments } from '../environments/schema';
 import { type EnvironmentRow, getEnvironmentRow } from '../environments/service';

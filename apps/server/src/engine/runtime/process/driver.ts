@@ -13,10 +13,19 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { isSameProcessAlive, processStartTime } from '@launchbay/edge-protocol';
-import type { DeploymentRunSpec, LogLine, RunningDeployment, RunningProcess, RuntimeDriver, RuntimeEvent } from '../driver';
+import { freeLoopbackPort } from '../../../lib/free-port';
+import {
+  type DeploymentRunSpec,
+  type LogLine,
+  type RunningDeployment,
+  type RunningProcess,
+  type RuntimeDriver,
+  type RuntimeEvent,
+  validateRunSpec,
+} from '../driver';
+import { DEFAULT_RESTART_POLICY, decideRestart, type RestartPolicy } from '../restart-policy';
 import { type CgroupSupport, cgroupPids, createCgroup, detectCgroups, procsFiles, removeCgroup } from './cgroups';
 import { LogTail } from './log-tail';
 import { type DeploymentOverhead, measureRuntimeOverhead } from './overhead';
@@ -44,25 +53,6 @@ import {
   stateFile,
   writeDeploymentRecord,
 } from './state';
-
-export type RestartPolicy = {
-  /** The delay before the first restart; it doubles with every restart after it. */
-  firstDelayMs: number;
-  maxDelayMs: number;
-  /** This many restarts within `crashLoopWindowMs`, and the next crash is a crash loop: the process stays down. */
-  crashLoopRestarts: number;
-  crashLoopWindowMs: number;
-  /** A process that ran this long before it ended starts over at `firstDelayMs`. */
-  stableAfterMs: number;
-};
-
-export const DEFAULT_RESTART_POLICY: RestartPolicy = {
-  firstDelayMs: 1000,
-  maxDelayMs: 30_000,
-  crashLoopRestarts: 5,
-  crashLoopWindowMs: 5 * 60_000,
-  stableAfterMs: 60_000,
-};
 
 export type ProcessDriverOptions = {
   /** The driver's own folder (e.g. DATA_DIR/runtime): state files and the apps' log files. */
@@ -121,38 +111,6 @@ const SAVE_OFFSETS_EVERY_MS = 2000;
 const KILL_WAIT_MS = 5000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** A port on 127.0.0.1 that was free a moment ago (the OS picked it). */
-function freeLoopbackPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.unref();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-function validateSpec(spec: DeploymentRunSpec): void {
-  if (!Number.isInteger(spec.deploymentId) || spec.deploymentId < 0) throw new Error('deploymentId must be an integer');
-  if (!path.isAbsolute(spec.appDir)) throw new Error(`appDir must be an absolute path: ${spec.appDir}`);
-  if (spec.processes.length === 0) throw new Error('a deployment needs at least one process');
-  const types = new Set<string>();
-  for (const process of spec.processes) {
-    if (!process.type || types.has(process.type))
-      throw new Error(`process types must be unique and non-empty: "${process.type}"`);
-    types.add(process.type);
-    if (!process.command.trim()) throw new Error(`process ${process.type} has no command`);
-    const instances = process.instances ?? 1;
-    if (!Number.isInteger(instances) || instances < 0 || instances > 64)
-      throw new Error(`process ${process.type}: 0 to 64 instances`);
-  }
-  if (spec.port !== undefined && spec.port !== null && !(Number.isInteger(spec.port) && spec.port > 0 && spec.port < 65536)) {
-    throw new Error(`port must be a TCP port: ${spec.port}`);
-  }
-}
 
 export class ProcessDriver implements RuntimeDriver {
   readonly name = 'process' as const;
@@ -281,7 +239,7 @@ export class ProcessDriver implements RuntimeDriver {
 
   async start(spec: DeploymentRunSpec): Promise<RunningDeployment> {
     this.assertOpen();
-    validateSpec(spec);
+    validateRunSpec(spec);
     const id = spec.deploymentId;
     if (this.deployments.has(id) || this.starting.has(id)) throw new Error(`deployment ${id} is already running`);
     this.starting.add(id);
@@ -597,38 +555,32 @@ export class ProcessDriver implements RuntimeDriver {
   }
 
   private scheduleRestart(deployment: Deployment, instance: Instance): void {
-    const now = Date.now();
-    const policy = this.policy;
-    instance.restartTimes = instance.restartTimes.filter((at) => now - at < policy.crashLoopWindowMs);
-    if (instance.restartTimes.length >= policy.crashLoopRestarts) {
+    const decision = decideRestart(instance, this.policy);
+    if (decision.kind === 'crash_loop') {
       instance.state = 'crashed';
       this.log(
-        `${this.label(deployment, instance)} is in a crash loop (${instance.restartTimes.length} restarts within ${Math.round(policy.crashLoopWindowMs / 1000)} s): not restarting it`,
+        `${this.label(deployment, instance)} is in a crash loop (${decision.restarts} restarts within ${Math.round(decision.windowMs / 1000)} s): not restarting it`,
       );
       this.emit({
         kind: 'crash_loop',
         deploymentId: deployment.spec.deploymentId,
         type: instance.type,
         index: instance.index,
-        restarts: instance.restartTimes.length,
-        windowMs: policy.crashLoopWindowMs,
+        restarts: decision.restarts,
+        windowMs: decision.windowMs,
       });
       this.killLeftovers(instance);
       this.persist(deployment);
       return;
     }
-    if (instance.startedAt !== null && now - instance.startedAt >= policy.stableAfterMs) instance.backoffAttempt = 0;
-    const delayMs = Math.min(policy.firstDelayMs * 2 ** instance.backoffAttempt, policy.maxDelayMs);
-    instance.backoffAttempt += 1;
-    instance.restarts += 1;
-    instance.restartTimes.push(now);
+    const { delayMs } = decision;
     instance.state = 'restarting';
     this.emit({
       kind: 'restarting',
       deploymentId: deployment.spec.deploymentId,
       type: instance.type,
       index: instance.index,
-      attempt: instance.backoffAttempt,
+      attempt: decision.attempt,
       delayMs,
     });
     this.persist(deployment);

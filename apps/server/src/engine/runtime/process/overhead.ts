@@ -5,8 +5,9 @@
  * driver's state folder, so a benchmark can measure apps a running platform started.
  */
 import { isSameProcessAlive } from '@launchbay/edge-protocol';
+import { execForm } from '../../../lib/shell';
 import { commandLineOf, type MemoryUse, memoryOf, processTree, programOf } from './proc';
-import { execForm, sandboxScript } from './sandbox';
+import { sandboxScript } from './sandbox';
 import { readDeploymentRecord, stateFile } from './state';
 
 export type ProcessGroupUse = MemoryUse & {

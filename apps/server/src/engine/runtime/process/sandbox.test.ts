@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { execForm, isInside, sandboxArgv, shellQuote } from './sandbox';
+import { execForm, shellQuote } from '../../../lib/shell';
+import { isInside, sandboxArgv } from './sandbox';
 
 describe('execForm', () => {
   it('lets the shell become a simple command, and leaves shell syntax alone', () => {

@@ -20,6 +20,7 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import { execForm, shellQuote } from '../../../lib/shell';
 
 export type RunAs = { uid: number; gid: number };
 
@@ -122,44 +123,6 @@ export function sandboxScript(appDir: string, command: string): string {
 /** The command line outside a sandbox: the shell, as the platform's own user. */
 export function plainArgv(command: string): string[] {
   return ['/bin/sh', '-c', execForm(command)];
-}
-
-/** A word the shell takes literally. */
-export function shellQuote(value: string): string {
-  return `'${value.replace(/'/g, `'\\''`)}'`;
-}
-
-const SHELL_WORDS = new Set([
-  '.',
-  ':',
-  'cd',
-  'case',
-  'eval',
-  'exec',
-  'exit',
-  'export',
-  'for',
-  'if',
-  'set',
-  'source',
-  'ulimit',
-  'umask',
-  'until',
-  'while',
-  '!',
-  '{',
-]);
-
-/**
- * A simple command (words only, no shell syntax) gets `exec` in front, so the shell becomes the
- * app instead of waiting for it: one process less per app (dash does not do it by itself).
- */
-export function execForm(command: string): string {
-  const trimmed = command.trim();
-  if (!/^[\w@%+=:,./-]+(?:[ \t]+[\w@%+=:,./-]+)*$/.test(trimmed)) return command;
-  const first = trimmed.split(/[ \t]/)[0] ?? '';
-  if (first.includes('=') || SHELL_WORDS.has(first)) return command;
-  return `exec ${trimmed}`;
 }
 
 function run(argv: string[], cwd: string): Promise<{ ok: boolean; output: string }> {
