@@ -39,6 +39,14 @@ const envSchema = z.object({
   // An idle node polls less and less often, up to this (work enqueued on the node, schedules and
   // delayed jobs wake it at once): an idle platform holds no database connection most of the time.
   JOB_IDLE_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(20_000),
+  // How apps run: `process` (children of the platform, in bubblewrap) or `docker` (containers on a
+  // Docker engine, or Podman's Docker-compatible service, at DOCKER_HOST from DOCKER_IMAGE).
+  RUNTIME_DRIVER: z.enum(['process', 'docker']).default('process'),
+  DOCKER_HOST: z
+    .string()
+    .regex(/^(unix:\/\/\/|tcp:\/\/|\/)/, 'DOCKER_HOST must be unix:///path or tcp://host:port')
+    .optional(),
+  DOCKER_IMAGE: z.string().min(1).optional(),
 });
 
 export type Config = {
@@ -62,6 +70,10 @@ export type Config = {
   jobLeaseMs: number;
   jobPollMs: number;
   jobIdlePollMs: number;
+  runtimeDriver: 'process' | 'docker';
+  dockerHost: string | undefined;
+  /** The image apps run in under the docker driver: Node.js of the platform's own major line by default. */
+  dockerImage: string;
 };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -92,5 +104,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseMs: Math.round(e.JOB_LEASE_SECONDS * 1000),
     jobPollMs: e.JOB_POLL_MS,
     jobIdlePollMs: Math.max(e.JOB_POLL_MS, e.JOB_IDLE_POLL_MS),
+    runtimeDriver: e.RUNTIME_DRIVER,
+    dockerHost: e.DOCKER_HOST,
+    dockerImage: e.DOCKER_IMAGE ?? `node:${process.versions.node.split('.')[0]}-bookworm-slim`,
   };
 }

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { buildApp } from './app';
@@ -9,7 +8,7 @@ import { type EmbeddedPostgres, startEmbeddedDatabase } from './db/embedded';
 import { runMigrations } from './db/migrate';
 import { scopedDb } from './db/request-transaction';
 import { type EdgeSupervisor, startEdgeSupervisor } from './engine/edge/supervisor';
-import { createProcessDriver } from './engine/runtime/process/driver';
+import { createRuntimeDriver } from './engine/runtime/create';
 import { startJobRuntime } from './jobs';
 import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import type { App } from './lib/http';
@@ -72,9 +71,11 @@ export async function startPlatform(
     // Follows the request transaction of a mutating API call (db/request-transaction.ts).
     const db = scopedDb(createDb(pool));
     const firstAdmin = await ensureFirstAdmin(db, { email: config.adminEmail, password: config.adminPassword });
-    const runtime = createProcessDriver({
-      stateDir: path.join(config.dataDir, 'runtime'),
+    const runtime = createRuntimeDriver({
+      kind: config.runtimeDriver,
       dataDir: config.dataDir,
+      dockerHost: config.dockerHost,
+      dockerImage: config.dockerImage,
       log: (message) => logger.info(message),
     });
     const ctx: AppContext = {

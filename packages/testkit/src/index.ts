@@ -1,3 +1,4 @@
+export * from './container-engine';
 export * from './external-postgres';
 export * from './git-server';
 export * from './platform-process';
