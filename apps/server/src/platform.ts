@@ -14,6 +14,7 @@ import { createSecretBox, loadEncryptionKey } from './lib/crypto';
 import type { App } from './lib/http';
 import { createLogger } from './lib/logger';
 import { createPrincipalResolver } from './modules/auth/service';
+import { startCronScheduler } from './modules/crons/scheduler';
 import { deploymentLogWriter } from './modules/deployments/logs';
 import { adoptRunningDeployments, followRuntime, stopAllDeployments } from './modules/deployments/runtime-events';
 import { getSettings } from './modules/settings/service';
@@ -103,6 +104,7 @@ export async function startPlatform(
     const port = new URL(address).port;
     const url = `http://localhost:${port}`;
     const jobs = startJobRuntime(ctx, logger, PLATFORM_JOBS);
+    const crons = startCronScheduler(ctx, logger);
     const edge = await edgeStarting;
     let stopping: Promise<void> | undefined;
     return {
@@ -115,6 +117,7 @@ export async function startPlatform(
       stop(options) {
         stopping ??= (async () => {
           await edge.stop(options);
+          await crons.stop();
           await jobs.stop();
           // Apps keep serving through a restart of the control plane; taking the edge down takes them down too.
           if (options?.includeEdge) await stopAllDeployments(ctx).catch(() => undefined);

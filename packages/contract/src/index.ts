@@ -2,6 +2,7 @@ export * from './api-keys';
 export * from './audit';
 export * from './auth';
 export * from './common';
+export * from './crons';
 export * from './notifications';
 export * from './platform';
 export * from './projects';

@@ -279,6 +279,7 @@ export const ALERT_TYPES = [
   'route_down',
   'load_balancer_issue',
   'account_locked',
+  'cron_failed',
 ] as const;
 export const alertTypeSchema = z.enum(ALERT_TYPES);
 export type AlertType = z.infer<typeof alertTypeSchema>;
@@ -297,6 +298,8 @@ export const ALERT_TYPE_PREFERENCE: Record<AlertType, keyof NotificationPreferen
   route_down: 'route_downtime_enabled',
   load_balancer_issue: 'load_balancer_issues_enabled',
   account_locked: 'security_alerts_enabled',
+  // A scheduled call the app answered with an error (or not at all): a runtime failure of the app.
+  cron_failed: 'runtime_errors_enabled',
 };
 
 /** A provider test is recorded like an alert, under its own type. */

@@ -4,6 +4,7 @@ export * from '../jobs/schema';
 export * from '../modules/api-keys/schema';
 export * from '../modules/audit/schema';
 export * from '../modules/auth/schema';
+export * from '../modules/crons/schema';
 export * from '../modules/deployments/schema';
 export * from '../modules/env-vars/schema';
 export * from '../modules/environments/schema';

@@ -3,6 +3,7 @@ import type { App } from '../lib/http';
 import { apiKeyRoutes } from '../modules/api-keys/routes';
 import { auditRoutes } from '../modules/audit/routes';
 import { authRoutes } from '../modules/auth/routes';
+import { cronRoutes } from '../modules/crons/routes';
 import { deploymentRoutes } from '../modules/deployments/routes';
 import { envVarRoutes } from '../modules/env-vars/routes';
 import { environmentRoutes } from '../modules/environments/routes';
@@ -22,6 +23,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   deploymentRoutes,
   envVarRoutes,
   environmentRoutes,
+  cronRoutes,
   apiKeyRoutes,
   settingsRoutes,
   auditRoutes,

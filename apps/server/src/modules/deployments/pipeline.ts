@@ -20,6 +20,7 @@ import { fetchCommit, knownHostsPath } from '../../engine/pipeline/source';
 import type { RunningDeployment } from '../../engine/runtime/driver';
 import { JobCancelledError, type RunningJob } from '../../jobs';
 import { shellQuote } from '../../lib/shell';
+import { syncLaunchbayCrons } from '../crons/service';
 import { environmentValues } from '../env-vars/service';
 import { environments } from '../environments/schema';
 import { type EnvironmentRow, getEnvironmentRow } from '../environments/service';
@@ -518,6 +519,12 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
       }
       return previous !== deploymentId ? previous : null;
     });
+    // The live deployment's launchbay.json decides the environment's file-defined cron jobs.
+    await syncLaunchbayCrons(ctx, environment.id, plan.crons ?? []).catch((error: Error) =>
+      reporter.log(`Could not apply the cron jobs of launchbay.json: ${error.message}`, 'system'),
+    );
+    if ((plan.crons ?? []).length > 0)
+      reporter.log(`Cron jobs from launchbay.json: ${plan.crons.map((c) => `${c.schedule} ${c.path}`).join(', ')}`);
     await reporter.step('drain', () => drainPrevious(ctx, previousId, reporter));
     const keep = (await getSettings(ctx)).kept_builds_per_environment;
     await pruneBuilds(ctx, environment, keep).catch((error: Error) =>
