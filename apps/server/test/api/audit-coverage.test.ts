@@ -146,6 +146,17 @@ async function provider(type: 'email' | 'slack'): Promise<number> {
   return created.body.id;
 }
 
+/** A project with a console cron job on its production environment. */
+async function coverageCron() {
+  const project = await coverageProject();
+  const envId = project.environments.production ?? 0;
+  const created = await api.call<{ id: number }>('POST', `/projects/${project.id}/environments/${envId}/crons`, {
+    token: admin,
+    body: { path: '/', schedule: '@daily' },
+  });
+  return { project, envId, cronId: created.body.id };
+}
+
 const CASES: Record<string, Case> = {
   'POST /api/auth/login': {
     action: 'auth.login',
@@ -602,6 +613,69 @@ const CASES: Record<string, Case> = {
         targetId: String(project.id),
         actorUserId: adminId,
         params: { id: project.id },
+      };
+    },
+  },
+  'POST /api/projects/{id}/environments/{env_id}/crons': {
+    action: 'projects.environments.crons.create',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      const envId = project.environments.production ?? 0;
+      return {
+        path: `/projects/${project.id}/environments/${envId}/crons`,
+        token: admin,
+        body: { path: '/api/cleanup', schedule: '0 3 * * *' },
+        status: 201,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, env_id: envId },
+      };
+    },
+  },
+  'PATCH /api/projects/{id}/environments/{env_id}/crons/{cron_id}': {
+    action: 'projects.environments.crons.update',
+    targetType: 'project',
+    prepare: async () => {
+      const { project, envId, cronId } = await coverageCron();
+      return {
+        path: `/projects/${project.id}/environments/${envId}/crons/${cronId}`,
+        token: admin,
+        body: { enabled: false },
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, env_id: envId, cron_id: cronId },
+      };
+    },
+  },
+  'DELETE /api/projects/{id}/environments/{env_id}/crons/{cron_id}': {
+    action: 'projects.environments.crons.delete',
+    targetType: 'project',
+    prepare: async () => {
+      const { project, envId, cronId } = await coverageCron();
+      return {
+        path: `/projects/${project.id}/environments/${envId}/crons/${cronId}`,
+        token: admin,
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, env_id: envId, cron_id: cronId },
+      };
+    },
+  },
+  'POST /api/projects/{id}/environments/{env_id}/crons/{cron_id}/run': {
+    action: 'projects.environments.crons.run',
+    targetType: 'project',
+    prepare: async () => {
+      const { project, envId, cronId } = await coverageCron();
+      return {
+        path: `/projects/${project.id}/environments/${envId}/crons/${cronId}/run`,
+        token: admin,
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, env_id: envId, cron_id: cronId },
       };
     },
   },
