@@ -3,6 +3,8 @@ export * from './audit';
 export * from './auth';
 export * from './common';
 export * from './crons';
+export * from './dotenv';
+export * from './env-import-plan';
 export * from './notifications';
 export * from './platform';
 export * from './projects';

@@ -1,5 +1,5 @@
 import type { Environment } from '@launchbay/contract';
-import { formatDotenv } from '@/lib/dotenv';
+import { formatDotenv } from '@launchbay/contract';
 import { type EnvVar, readEnvVarValue } from './api';
 
 /** Reads each variable of one environment in clear and saves them as a .env file. */

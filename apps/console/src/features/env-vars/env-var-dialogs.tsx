@@ -1,5 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
-import { createEnvVarRequestSchema, type Environment, envVarKeySchema } from '@launchbay/contract';
+import { createEnvVarRequestSchema, type Environment, envVarKeySchema, parseDotenv, planImport } from '@launchbay/contract';
 import { FileUp } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Controller, type Path, useForm } from 'react-hook-form';
@@ -13,11 +13,9 @@ import { Skeleton } from '@/components/ui/skeleton';
 import { Spinner } from '@/components/ui/spinner';
 import { Textarea } from '@/components/ui/textarea';
 import { errorDetail, isApiError } from '@/lib/api';
-import { parseDotenv } from '@/lib/dotenv';
 import { toast } from '@/lib/toast';
 import { createEnvVar, type EnvVar, readEnvVarValue, updateEnvVar, useEnvVarBatch, useUpdateEnvVar } from './api';
 import { EnvironmentPicker } from './environment-picker';
-import { planImport } from './import-plan';
 
 /** The add and edit forms: the contract's key and value rules, and at least one environment. */
 export const envVarFormSchema = z.object({

@@ -1,4 +1,5 @@
 import { zodResolver } from '@hookform/resolvers/zod';
+import { parseDotenv } from '@launchbay/contract';
 import { ClipboardPaste, Eye, EyeOff, FileText, Plus, Rocket, X } from 'lucide-react';
 import { type ClipboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
 import { type Path, useFieldArray, useForm } from 'react-hook-form';
@@ -12,7 +13,6 @@ import { Label } from '@/components/ui/label';
 import { Spinner } from '@/components/ui/spinner';
 import { Textarea } from '@/components/ui/textarea';
 import { errorDetail, isApiError } from '@/lib/api';
-import { parseDotenv } from '@/lib/dotenv';
 import { toast } from '@/lib/toast';
 import type { Preset } from './api';
 import { BuildSettingsFields, LaunchbayJsonNote } from './build-settings-fields';

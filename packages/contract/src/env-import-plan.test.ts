@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { planImport } from './import-plan';
+import { planImport } from './env-import-plan';
 
 const PROD = 1;
 const STAGING = 2;
