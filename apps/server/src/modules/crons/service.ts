@@ -222,8 +222,8 @@ const listeners = new WeakMap<AppContext, Set<() => void>>();
 
 /** The node's scheduler listens here: a change made on this node takes effect at once. */
 export function onCronsChanged(ctx: AppContext, listener: () => void): () => void {
-  let set = listeners.get(ctx);
-  if (!set) listeners.set(ctx, (set = new Set()));
+  const set = listeners.get(ctx) ?? new Set<() => void>();
+  listeners.set(ctx, set);
   set.add(listener);
   return () => set.delete(listener);
 }
