@@ -8,7 +8,7 @@ import type { CronSpec } from '../../engine/pipeline/build-plan';
 import { conflict, notFound, validationError } from '../../lib/errors';
 import { toIso, toIsoOrNull } from '../../lib/time';
 import { environmentHosts, getEnvironmentRow } from '../environments/service';
-import { publishAlert } from '../notifications/dispatcher';
+import { publishAlert } from '../notifications/service';
 import { getProjectRow } from '../projects/service';
 import { cronExecutions, cronJobs } from './schema';
 
