@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { Route, RouteTable, RouteUpstream } from '@launchbay/edge-protocol';
-import { buildConnector, Client, type ClientOptions, type Connector, type Dispatcher } from './undici';
+import { buildConnector, Client, type ClientOptions, type Connector, type Dispatcher, Pool } from './undici';
 
 /** Set on a socket error by the edge's connector: how many bytes the socket had read when it failed. */
 export const SOCKET_BYTES_READ = Symbol('socketBytesRead');
@@ -49,72 +49,6 @@ function connectorFor(upstream: RouteUpstream, timeoutMs: number): Connector {
     });
 }
 
-/** Where a request goes: one upstream's pool, or a connection of its own (`UpstreamPools.oneShot`). */
-export type UpstreamDispatcher = Pick<Dispatcher, 'dispatch'>;
-
-/**
- * One upstream's keep-alive connections: an undici Client per connection, one request at a time
- * each, the idle ones on a stack. A request takes the connection that finished last (the one least
- * likely to have been closed by the app for idling), or a new one when all are busy. No cap on
- * connections: a streaming response (server-sent events, a long poll) holds one, and a capped pool
- * would queue the next visitor behind it; the pool grows to the peak concurrency.
- *
- * undici's own Pool finds a free client by walking all of them, twice per request once they are all
- * busy: at 200 concurrent requests that walk was a visible share of the edge's CPU. Here it is a pop.
- */
-class UpstreamPool implements UpstreamDispatcher {
-  #idle: Client[] = [];
-  #clients = new Set<Client>();
-  #closed = false;
-
-  constructor(
-    private readonly origin: string,
-    private readonly options: ClientOptions,
-  ) {}
-
-  dispatch(options: Dispatcher.DispatchOptions, handler: Dispatcher.DispatchHandler): boolean {
-    if (this.#closed) throw Object.assign(new Error('the upstream pool is closed'), { code: 'UND_ERR_CLOSED' });
-    let client = this.#idle.pop();
-    while (client && (client.closed || client.destroyed)) client = this.#idle.pop();
-    if (client) IDLE.delete(client);
-    else client = this.#add();
-    const free = client.dispatch(options, handler);
-    // Refused at once (undici did not accept the request: its handler has the error): still free.
-    if (!free && client.stats.size === 0) this.#release(client);
-    return true;
-  }
-
-  #add(): Client {
-    const client = new Client(this.origin, this.options);
-    this.#clients.add(client);
-    // Emitted once the client can take a request again: its response ended (or its connection failed).
-    client.on('drain', () => this.#release(client));
-    return client;
-  }
-
-  #release(client: Client): void {
-    if (this.#closed || IDLE.has(client) || client.closed || client.destroyed) return;
-    IDLE.add(client);
-    this.#idle.push(client);
-  }
-
-  /** Idle connections close now, busy ones once their request ends. */
-  close(): Promise<void> {
-    this.#closed = true;
-    this.#idle = [];
-    return Promise.all([...this.#clients].map((client) => client.close().catch(() => undefined))).then(() => undefined);
-  }
-
-  destroy(): Promise<void> {
-    this.#closed = true;
-    this.#idle = [];
-    return Promise.all([...this.#clients].map((client) => client.destroy().catch(() => undefined))).then(() => undefined);
-  }
-}
-
-/** The clients on an idle stack (a client is on it at most once). */
-const IDLE = new WeakSet<Client>();
-
 /**
  * Keep-alive connection pools, one per upstream, made when a request first needs one and let go
  * (gracefully: requests in flight finish) once no route names the upstream any more. Requests of a
@@ -122,8 +56,8 @@ const IDLE = new WeakSet<Client>();
  * only finishes what it has.
  */
 export class UpstreamPools {
-  #pools = new Map<string, UpstreamPool>();
-  #retired = new WeakSet<UpstreamDispatcher>();
+  #pools = new Map<string, Pool>();
+  #retired = new WeakSet<Dispatcher>();
   #roundRobin = new WeakMap<Route, number>();
 
   constructor(private readonly timeouts: UpstreamTimeouts) {}
@@ -138,11 +72,13 @@ export class UpstreamPools {
     };
   }
 
-  get(upstream: RouteUpstream): UpstreamDispatcher {
+  get(upstream: RouteUpstream): Dispatcher {
     const key = upstreamKey(upstream);
     let pool = this.#pools.get(key);
     if (!pool) {
-      pool = new UpstreamPool(originOf(upstream), this.#options(upstream));
+      // No cap on connections: a streaming response (server-sent events, a long poll) holds one, and
+      // a capped pool would queue the next visitor behind it. The pool grows to the peak concurrency.
+      pool = new Pool(originOf(upstream), { ...this.#options(upstream), connections: null });
       this.#pools.set(key, pool);
     }
     return pool;
@@ -152,12 +88,12 @@ export class UpstreamPools {
    * Whether no route names this pool's upstream any more. A request still waiting for a connection
    * of such a pool has gone nowhere yet: it goes where the table says now instead.
    */
-  isRetired(dispatcher: UpstreamDispatcher): boolean {
+  isRetired(dispatcher: Dispatcher): boolean {
     return this.#retired.has(dispatcher);
   }
 
   /** A connection of its own for one request (a retry must not meet another stale keep-alive socket); closed after it. */
-  oneShot(upstream: RouteUpstream): { dispatcher: UpstreamDispatcher; done(): void } {
+  oneShot(upstream: RouteUpstream): { dispatcher: Dispatcher; done(): void } {
     const client = new Client(originOf(upstream), this.#options(upstream));
     return { dispatcher: client, done: () => void client.close().catch(() => undefined) };
   }
