@@ -47,7 +47,6 @@ const PROJECT_SOON: [path: string, title: string][] = [
 const PROJECT_SETTINGS_SOON: [path: string, title: string][] = [
   ['domains', 'Domains'],
   ['git', 'Git'],
-  ['cron-jobs', 'Cron Jobs'],
 ];
 const settingsSoon = page(() => import('@/features/projects/settings-not-available'));
 
@@ -69,6 +68,7 @@ const projectRoute: RouteObject = {
         { path: 'general', lazy: page(() => import('@/features/projects/settings-general-page')) },
         { path: 'environments', lazy: page(() => import('@/features/projects/settings-environments-page')) },
         { path: 'environment-variables', lazy: page(() => import('@/features/env-vars/env-vars-page')) },
+        { path: 'cron-jobs', lazy: page(() => import('@/features/crons/cron-jobs-page')) },
         ...PROJECT_SETTINGS_SOON.map(([path, title]) => ({ path, handle: { title }, lazy: settingsSoon })),
         { path: '*', lazy: notFound },
       ],
