@@ -11,6 +11,7 @@ import { registerOpenApi } from './http/openapi';
 import { registerSecurityHeaders, sanitiseForwardedHeaders } from './http/security';
 import type { App } from './lib/http';
 import { registerAuditHooks } from './modules/audit/recorder';
+import { gitRemoteRoutes } from './modules/git-remote/routes';
 import { accessModeNow } from './modules/settings/service';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
@@ -50,6 +51,8 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     },
     { prefix: '/api' },
   );
+  // The platform's own git remote (`git push .../git/{slug}.git`): git is its client, not the console.
+  await app.register(async (remote) => gitRemoteRoutes(remote, ctx), { prefix: '/git' });
   await registerConsole(app, consoleDir);
   return app;
 }

@@ -63,9 +63,12 @@ export const buildSettingsSchema = z.object({
   port: z.number().int().min(1, 'Port is 1 to 65535').max(65535, 'Port is 1 to 65535').nullish(),
 });
 
+export const gitUrlSchema = z.string().trim().min(1, 'Git URL is required').max(2000, 'At most 2000 characters');
+
 export const createProjectRequestSchema = buildSettingsSchema.extend({
   name: z.string().trim().min(1, 'Name is required').max(100, 'At most 100 characters'),
-  git_url: z.string().trim().min(1, 'Git URL is required').max(2000, 'At most 2000 characters'),
+  /** Absent: the project's source is the platform's own git remote (`git push {platform}/git/{slug}.git`). */
+  git_url: gitUrlSchema.optional(),
   git_token: z
     .string()
     .trim()

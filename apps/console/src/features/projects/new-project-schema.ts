@@ -5,6 +5,7 @@ import {
   createEnvVarRequestSchema,
   createProjectRequestSchema,
   envVarKeySchema,
+  gitUrlSchema,
 } from '@launchbay/contract';
 import { z } from 'zod';
 
@@ -46,7 +47,7 @@ export const buildSettingsFormShape = {
 export const newProjectFormSchema = z
   .object({
     name: createProjectRequestSchema.shape.name,
-    git_url: createProjectRequestSchema.shape.git_url,
+    git_url: gitUrlSchema,
     git_token: z.string().max(1000, 'At most 1000 characters'),
     branch: branchNameSchema,
     ...buildSettingsFormShape,

@@ -792,7 +792,43 @@ export async function checkRemote(options: CheckRemoteOptions): Promise<RemoteCh
 // ---------------------------------------------------------------------------------------------
 // Fetching one commit
 
+/**
+ * Git access to a repository on this machine: the platform's own git remote (a bare repository
+ * in the data folder, filled by `git push`). Nothing to resolve or guard: only `file` is allowed.
+ */
+export function localGitAccess(repoDir: string): GitAccess {
+  return {
+    url: {
+      protocol: 'https',
+      host: 'localhost',
+      port: null,
+      user: null,
+      path: path.basename(repoDir),
+      owner: null,
+      name: path.basename(repoDir, '.git'),
+      remote: repoDir,
+    },
+    configArgs: ['-c', 'advice.detachedHead=false', '-c', 'protocol.version=2'],
+    env: {
+      PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
+      HOME: os.tmpdir(),
+      LC_ALL: 'C',
+      LANG: 'C',
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      GIT_TERMINAL_PROMPT: '0',
+      GIT_ALLOW_PROTOCOL: 'file',
+    },
+    secrets: [],
+    hasToken: false,
+    hasKey: false,
+    cleanup: () => undefined,
+  };
+}
+
 export type FetchCommitOptions = GitAccessOptions & {
+  /** Fetch from this repository on disk (the platform's own remote) instead of `url`. */
+  localRepo?: string;
   branch: string;
   /** The exact commit (full sha); the branch's head when absent. */
   commit?: string | null;
@@ -834,7 +870,7 @@ export async function fetchCommit(options: FetchCommitOptions): Promise<FetchedC
   if (fs.existsSync(options.dir) && fs.readdirSync(options.dir).length > 0)
     throw new Error(`fetchCommit needs an empty folder: ${options.dir} is not empty`);
 
-  const access = await prepareGitAccess(options, deadline);
+  const access = options.localRepo ? localGitAccess(options.localRepo) : await prepareGitAccess(options, deadline);
   if ('ok' in access) throw new GitSourceError(access);
   const what = 'Fetching the repository';
   const git = async (args: string[], quiet = false) => {

@@ -16,6 +16,7 @@ import {
 import type { BuildPlan } from '../../engine/pipeline/build-plan';
 import { directScriptCommand, readPackageJson } from '../../engine/pipeline/config';
 import { resolveBuildPlan } from '../../engine/pipeline/config/resolve';
+import { localRemoteHas, projectRepoDir } from '../../engine/pipeline/local-remote';
 import { fetchCommit, knownHostsPath } from '../../engine/pipeline/source';
 import type { RunningDeployment } from '../../engine/runtime/driver';
 import { JobCancelledError, type RunningJob } from '../../jobs';
@@ -142,6 +143,15 @@ class Reporter {
 /** npm, when it runs an app's start script or a build, checks for its own updates and asks for funding: neither, here. */
 export const QUIET_NPM = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' };
 
+/**
+ * Whether a deployment builds from the platform's own git remote: always for a project without a
+ * git URL (its source is `git push` to the platform), and for a commit that a push brought.
+ */
+async function fromLocalRemote(ctx: AppContext, project: ProjectRow, row: Row): Promise<boolean> {
+  if (!project.gitUrl) return true;
+  return row.requestedCommit !== null && (await localRemoteHas(ctx.config.dataDir, project.id, row.requestedCommit));
+}
+
 /** The env vars a deployment was built and runs with (sealed on its row), in clear. */
 export function deploymentEnv(ctx: AppContext, row: Pick<Row, 'envSealed'>): Record<string, string> {
   return row.envSealed ? (JSON.parse(ctx.box.open(row.envSealed)) as Record<string, string>) : {};
@@ -216,11 +226,13 @@ async function build(
   const sshKey = project.deployKeySealed ? ctx.box.open(project.deployKeySealed) : undefined;
   const settings = await getSettings(ctx);
 
+  const localRepo = await fromLocalRemote(ctx, project, row);
   const commit = await reporter.step(
     'clone',
     () =>
       fetchCommit({
         url: project.gitUrl ?? '',
+        localRepo: localRepo ? projectRepoDir(ctx.config.dataDir, project.id) : undefined,
         token,
         sshKey,
         branch: row.branch,

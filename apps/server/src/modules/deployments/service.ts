@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Deployment, DeploymentStatus } from '@launchbay/contract';
-import { and, count, desc, eq, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, or, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { cancelJob, enqueue } from '../../jobs';
 import { conflict, notFound } from '../../lib/errors';
@@ -14,7 +14,7 @@ export { publishRoutes } from './edge-routes';
 
 import { deploymentQueue } from './jobs';
 import { deploymentDirs, projectCacheDir } from './pipeline';
-import { deploymentSteps, deployments } from './schema';
+import { deploymentLogs, deploymentSteps, deployments } from './schema';
 import { ACTIVE_STATUSES, transition } from './state';
 
 export type DeploymentRow = typeof deployments.$inferSelect;
@@ -211,6 +211,16 @@ export async function lastDeployment(ctx: AppContext, project: ProjectRow): Prom
   return (await present(ctx, project, [row]))[0] ?? null;
 }
 
+/** Log lines of a deployment after `afterId`, oldest first (a push's output follows its deployment with it). */
+export async function deploymentLogLinesAfter(ctx: AppContext, deploymentId: number, afterId: number, limit = 500) {
+  return ctx.db
+    .select({ id: deploymentLogs.id, line: deploymentLogs.line })
+    .from(deploymentLogs)
+    .where(and(eq(deploymentLogs.deploymentId, deploymentId), gt(deploymentLogs.id, afterId)))
+    .orderBy(asc(deploymentLogs.id))
+    .limit(limit);
+}
+
 export async function listDeploymentSteps(ctx: AppContext, deploymentId: number) {
   return ctx.db.select().from(deploymentSteps).where(eq(deploymentSteps.deploymentId, deploymentId)).orderBy(deploymentSteps.id);
 }
@@ -249,7 +259,7 @@ export async function startDeployment(
   options: {
     project: ProjectRow;
     environment: EnvironmentRow;
-    trigger: 'create' | 'manual' | 'redeploy' | 'rollback' | 'env_change';
+    trigger: 'create' | 'manual' | 'redeploy' | 'rollback' | 'env_change' | 'git_push';
     commit?: string | null;
     branch?: string;
     source?: DeploymentRow;

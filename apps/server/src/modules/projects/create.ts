@@ -30,6 +30,7 @@ const FAILURE_FIELD: Record<string, string> = {
  * its production environment and its first deployment exist together.
  */
 export async function createProject(ctx: AppContext, principal: Principal, input: CreateInput): Promise<ProjectRow> {
+  if (input.git_url === undefined) return createPushProject(ctx, input);
   let parsed: GitUrl;
   try {
     parsed = parseGitUrl(input.git_url);
@@ -101,6 +102,46 @@ export async function createProject(ctx: AppContext, principal: Principal, input
       createdBy: principal.userId,
       commit: check.headSha,
     });
+  }
+  return project;
+}
+
+/**
+ * A project whose source is the platform's own git remote: nothing to check or clone yet; the
+ * first `git push {platform}/git/{slug}.git {branch}` deploys it.
+ */
+async function createPushProject(ctx: AppContext, input: CreateInput): Promise<ProjectRow> {
+  if (input.git_token) {
+    throw badRequest('A token goes with a git URL', [{ path: 'git_token', message: 'Only with a git URL' }]);
+  }
+  await assertKnownPreset(input.preset);
+  const slug = await uniqueSlug(ctx, input.name);
+  const [project] = await ctx.db
+    .insert(projects)
+    .values({
+      name: input.name,
+      slug,
+      gitUrl: null,
+      branch: input.branch,
+      rootDirectory: input.root_directory ?? '.',
+      preset: input.preset ?? null,
+      installCommand: input.install_command ?? null,
+      buildCommand: input.build_command ?? null,
+      startCommand: input.start_command ?? null,
+      outputDirectory: input.output_directory ?? null,
+      port: input.port ?? null,
+    })
+    .returning();
+  if (!project) throw new Error('the project was not created');
+  const production = await createEnvironmentRow(ctx, {
+    projectId: project.id,
+    name: 'production',
+    slug: 'production',
+    branch: input.branch,
+    isProduction: true,
+  });
+  for (const variable of input.env_vars ?? []) {
+    await createEnvVar(ctx, project.id, { key: variable.key, value: variable.value, environment_ids: [production.id] });
   }
   return project;
 }
