@@ -41,7 +41,7 @@ function ProjectHeader({ project }: { project: ProjectDetail }) {
   const isGithub = /(^|\.)github\.com\//.test(repository);
   return (
     <div className="flex flex-wrap items-start justify-between gap-4">
-      <div className="flex min-w-0 items-start gap-3">
+      <div className="flex min-w-0 max-w-full items-start gap-3">
         <ProjectAvatar project={project} className="mt-0.5 size-10 rounded-lg text-base" />
         <div className="min-w-0 space-y-1">
           <div className="flex min-w-0 flex-wrap items-center gap-x-3 gap-y-1">

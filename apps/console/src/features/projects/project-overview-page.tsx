@@ -23,6 +23,7 @@ import {
 } from '@/lib/project-queries';
 import { usePresets } from './api';
 import { CommitRef, DeploymentRow, deploymentTime } from './deployment-bits';
+import { GitRemoteCard } from './git-remote-card';
 import {
   authorName,
   commitTitle,
@@ -358,7 +359,7 @@ function SourceCard({ project }: { project: ProjectDetail }) {
                 <ArrowUpRight className="size-3.5 shrink-0 text-muted-foreground" />
               </a>
             ) : (
-              <span className="block truncate">{repository || '—'}</span>
+              <span className="block truncate">{repository || (project.git_url ? '—' : 'git push to Launchbay')}</span>
             )}
           </Field>
           <div className="grid grid-cols-2 gap-4">
@@ -427,6 +428,7 @@ export default function ProjectOverviewPage() {
         </div>
         <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
           <EnvironmentsCard project={project} />
+          {project.git_url ? null : <GitRemoteCard project={project} />}
           <SourceCard project={project} />
         </div>
       </div>

@@ -17,7 +17,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { writeFileAtomic } from '@launchbay/edge-protocol';
-import { freeLoopbackPort } from '../../../lib/free-port';
 import { execForm } from '../../../lib/shell';
 import {
   type DeploymentRunSpec,
@@ -28,7 +27,8 @@ import {
   type RuntimeEvent,
   validateRunSpec,
 } from '../driver';
-import { DEFAULT_RESTART_POLICY, decideRestart, type RestartHistory, type RestartPolicy } from '../restart-policy';
+import { announceUnexpectedExit, PortReservations, RuntimeListeners } from '../driver-support';
+import { DEFAULT_RESTART_POLICY, type RestartHistory, type RestartPolicy } from '../restart-policy';
 import { type ContainerCreateBody, DockerApiError, DockerEngine } from './engine-api';
 import { advanceCursor, type LogCursor, LogFrameReader } from './log-frames';
 
@@ -107,9 +107,8 @@ export class DockerDriver implements RuntimeDriver {
   private readonly graceMs: number;
   private readonly deployments = new Map<number, Deployment>();
   private readonly starting = new Set<number>();
-  private readonly reservedPorts = new Set<number>();
-  private readonly eventListeners = new Set<(event: RuntimeEvent) => void>();
-  private readonly logListeners = new Set<(line: LogLine) => void>();
+  private readonly listeners: RuntimeListeners;
+  private readonly ports = new PortReservations();
   private imageReady: Promise<void> | null = null;
   private ticker: NodeJS.Timeout | null = null;
   private closed = false;
@@ -119,6 +118,7 @@ export class DockerDriver implements RuntimeDriver {
     this.stateDir = path.join(path.resolve(options.stateDir), 'docker');
     this.owner = ownerOf(options.stateDir);
     this.log = options.log ?? (() => {});
+    this.listeners = new RuntimeListeners(this.log);
     this.policy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
     this.graceMs = options.graceMs ?? 10_000;
   }
@@ -141,13 +141,11 @@ export class DockerDriver implements RuntimeDriver {
   }
 
   onEvent(listener: (event: RuntimeEvent) => void): () => void {
-    this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
+    return this.listeners.onEvent(listener);
   }
 
   onLog(listener: (line: LogLine) => void): () => void {
-    this.logListeners.add(listener);
-    return () => this.logListeners.delete(listener);
+    return this.listeners.onLog(listener);
   }
 
   commandLine(dir: string, command: string): Promise<string[]> {
@@ -200,7 +198,7 @@ export class DockerDriver implements RuntimeDriver {
       for (const processSpec of spec.processes) {
         for (let index = 0; index < (processSpec.instances ?? 1); index++) {
           const fixed = processSpec.type === 'web' && index === 0 && spec.port ? spec.port : null;
-          const port = processSpec.type !== 'web' ? null : fixed ? this.reservePort(fixed) : await this.pickPort();
+          const port = processSpec.type !== 'web' ? null : fixed ? this.ports.reserve(fixed) : await this.ports.pick();
           if (port !== null) ports.push(port);
           deployment.instances.push(
             this.instanceFrom(deployment, {
@@ -234,7 +232,7 @@ export class DockerDriver implements RuntimeDriver {
       this.ensureTicker();
       return this.status(id)!;
     } catch (error) {
-      for (const port of ports) this.reservedPorts.delete(port);
+      for (const port of ports) this.ports.release(port);
       throw error;
     } finally {
       this.starting.delete(id);
@@ -374,7 +372,7 @@ export class DockerDriver implements RuntimeDriver {
   }
 
   private instanceFrom(deployment: Deployment, record: ContainerRecord): Instance {
-    if (record.port !== null) this.reservedPorts.add(record.port);
+    if (record.port !== null) this.ports.hold(record.port);
     return {
       ...record,
       restartTimes: [...record.restartTimes],
@@ -386,23 +384,6 @@ export class DockerDriver implements RuntimeDriver {
       logs: null,
       checking: false,
     };
-  }
-
-  private reservePort(port: number): number {
-    if (this.reservedPorts.has(port)) throw new Error(`port ${port} is taken by another running deployment`);
-    this.reservedPorts.add(port);
-    return port;
-  }
-
-  private async pickPort(): Promise<number> {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const port = await freeLoopbackPort();
-      if (!this.reservedPorts.has(port)) {
-        this.reservedPorts.add(port);
-        return port;
-      }
-    }
-    throw new Error('no free loopback port');
   }
 
   private label(deployment: Deployment, instance: Instance): string {
@@ -487,7 +468,7 @@ export class DockerDriver implements RuntimeDriver {
     const seen = { count: 0 };
     const reader = new LogFrameReader((framed) => {
       if (!advanceCursor(instance.log, framed.timestamp, seen)) return;
-      this.emitLog({
+      this.listeners.emitLog({
         deploymentId: deployment.spec.deploymentId,
         process: instance.type,
         index: instance.index,
@@ -517,26 +498,6 @@ export class DockerDriver implements RuntimeDriver {
     );
   }
 
-  private emitLog(line: LogLine): void {
-    for (const listener of this.logListeners) {
-      try {
-        listener(line);
-      } catch (error) {
-        this.log(`A runtime log listener failed: ${String(error)}`);
-      }
-    }
-  }
-
-  private emit(event: RuntimeEvent): void {
-    for (const listener of this.eventListeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.log(`A runtime event listener failed: ${String(error)}`);
-      }
-    }
-  }
-
   /** Whether a running container ended; handles the end. */
   private async check(deployment: Deployment, instance: Instance): Promise<void> {
     if (instance.state !== 'running' || instance.stopping || !instance.containerId || instance.checking) return;
@@ -558,7 +519,7 @@ export class DockerDriver implements RuntimeDriver {
 
   private ended(deployment: Deployment, instance: Instance, code: number | null): void {
     instance.pid = null;
-    this.emit({
+    this.listeners.emit({
       kind: 'exited',
       deploymentId: deployment.spec.deploymentId,
       type: instance.type,
@@ -575,32 +536,19 @@ export class DockerDriver implements RuntimeDriver {
   }
 
   private scheduleRestart(deployment: Deployment, instance: Instance): void {
-    const decision = decideRestart(instance, this.policy);
+    const decision = announceUnexpectedExit(instance, {
+      deploymentId: deployment.spec.deploymentId,
+      policy: this.policy,
+      label: this.label(deployment, instance),
+      listeners: this.listeners,
+      log: this.log,
+    });
     if (decision.kind === 'crash_loop') {
       instance.state = 'crashed';
-      this.log(
-        `${this.label(deployment, instance)} is in a crash loop (${decision.restarts} restarts within ${Math.round(decision.windowMs / 1000)} s): not restarting it`,
-      );
-      this.emit({
-        kind: 'crash_loop',
-        deploymentId: deployment.spec.deploymentId,
-        type: instance.type,
-        index: instance.index,
-        restarts: decision.restarts,
-        windowMs: decision.windowMs,
-      });
       this.persist(deployment);
       return;
     }
     instance.state = 'restarting';
-    this.emit({
-      kind: 'restarting',
-      deploymentId: deployment.spec.deploymentId,
-      type: instance.type,
-      index: instance.index,
-      attempt: decision.attempt,
-      delayMs: decision.delayMs,
-    });
     this.persist(deployment);
     instance.timer = setTimeout(() => {
       instance.timer = null;
@@ -682,7 +630,7 @@ export class DockerDriver implements RuntimeDriver {
       }
       instance.state = 'stopped';
       instance.pid = null;
-      if (instance.port !== null) this.reservedPorts.delete(instance.port);
+      this.ports.release(instance.port);
     }
     fs.rmSync(this.stateFile(deployment.spec.deploymentId), { force: true });
     this.deployments.delete(deployment.spec.deploymentId);

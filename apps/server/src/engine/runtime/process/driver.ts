@@ -15,7 +15,6 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { isSameProcessAlive, processStartTime } from '@launchbay/edge-protocol';
-import { freeLoopbackPort } from '../../../lib/free-port';
 import {
   type DeploymentRunSpec,
   type LogLine,
@@ -25,7 +24,8 @@ import {
   type RuntimeEvent,
   validateRunSpec,
 } from '../driver';
-import { DEFAULT_RESTART_POLICY, decideRestart, type RestartPolicy } from '../restart-policy';
+import { announceUnexpectedExit, PortReservations, RuntimeListeners } from '../driver-support';
+import { DEFAULT_RESTART_POLICY, type RestartPolicy } from '../restart-policy';
 import { type CgroupSupport, cgroupPids, createCgroup, detectCgroups, procsFiles, removeCgroup } from './cgroups';
 import { LogTail } from './log-tail';
 import { type DeploymentOverhead, measureRuntimeOverhead } from './overhead';
@@ -123,9 +123,8 @@ export class ProcessDriver implements RuntimeDriver {
   private readonly cgroupPrefix: string;
   private readonly deployments = new Map<number, Deployment>();
   private readonly starting = new Set<number>();
-  private readonly reservedPorts = new Set<number>();
-  private readonly eventListeners = new Set<(event: RuntimeEvent) => void>();
-  private readonly logListeners = new Set<(line: LogLine) => void>();
+  private readonly listeners: RuntimeListeners;
+  private readonly ports = new PortReservations();
   private detected: Promise<RuntimeCapabilities> | null = null;
   private caps: RuntimeCapabilities | null = null;
   private ticker: NodeJS.Timeout | null = null;
@@ -136,6 +135,7 @@ export class ProcessDriver implements RuntimeDriver {
     this.stateDir = path.resolve(options.stateDir);
     this.dataDir = path.resolve(options.dataDir);
     this.log = options.log ?? (() => {});
+    this.listeners = new RuntimeListeners(this.log);
     this.policy = { ...DEFAULT_RESTART_POLICY, ...options.restart };
     this.graceMs = options.graceMs ?? 10_000;
     this.pollMs = options.pollMs ?? 500;
@@ -172,23 +172,11 @@ export class ProcessDriver implements RuntimeDriver {
   }
 
   onEvent(listener: (event: RuntimeEvent) => void): () => void {
-    this.eventListeners.add(listener);
-    return () => this.eventListeners.delete(listener);
+    return this.listeners.onEvent(listener);
   }
 
   onLog(listener: (line: LogLine) => void): () => void {
-    this.logListeners.add(listener);
-    return () => this.logListeners.delete(listener);
-  }
-
-  private emit(event: RuntimeEvent): void {
-    for (const listener of this.eventListeners) {
-      try {
-        listener(event);
-      } catch (error) {
-        this.log(`A runtime event listener failed: ${String(error)}`);
-      }
-    }
+    return this.listeners.onLog(listener);
   }
 
   private assertOpen(): void {
@@ -259,7 +247,7 @@ export class ProcessDriver implements RuntimeDriver {
       for (const processSpec of spec.processes) {
         for (let index = 0; index < (processSpec.instances ?? 1); index++) {
           const fixed = processSpec.type === 'web' && index === 0 && spec.port ? spec.port : null;
-          const port = processSpec.type !== 'web' ? null : fixed ? this.reservePort(fixed) : await this.pickPort();
+          const port = processSpec.type !== 'web' ? null : fixed ? this.ports.reserve(fixed) : await this.ports.pick();
           if (port !== null) ports.push(port);
           const files = logFiles(this.stateDir, id, processSpec.type, index);
           const record: ProcessRecord = {
@@ -297,28 +285,11 @@ export class ProcessDriver implements RuntimeDriver {
       this.ensureTicker();
       return this.status(id)!;
     } catch (error) {
-      for (const port of ports) this.reservedPorts.delete(port);
+      for (const port of ports) this.ports.release(port);
       throw error;
     } finally {
       this.starting.delete(id);
     }
-  }
-
-  private reservePort(port: number): number {
-    if (this.reservedPorts.has(port)) throw new Error(`port ${port} is taken by another running deployment`);
-    this.reservedPorts.add(port);
-    return port;
-  }
-
-  private async pickPort(): Promise<number> {
-    for (let attempt = 0; attempt < 50; attempt++) {
-      const port = await freeLoopbackPort();
-      if (!this.reservedPorts.has(port)) {
-        this.reservedPorts.add(port);
-        return port;
-      }
-    }
-    throw new Error('no free loopback port');
   }
 
   private instanceFrom(deployment: Deployment, record: ProcessRecord, backlogTime: 'now' | 'mtime'): Instance {
@@ -331,7 +302,7 @@ export class ProcessDriver implements RuntimeDriver {
         maxFileBytes: this.options.maxLogBytes,
         backlogTime,
         onLine: (line, at) =>
-          this.emitLog({
+          this.listeners.emitLog({
             deploymentId: deployment.spec.deploymentId,
             process: record.type,
             index: record.index,
@@ -340,7 +311,7 @@ export class ProcessDriver implements RuntimeDriver {
             line,
           }),
       });
-    if (record.port !== null) this.reservedPorts.add(record.port);
+    if (record.port !== null) this.ports.hold(record.port);
     return {
       ...record,
       restartTimes: [...record.restartTimes],
@@ -353,16 +324,6 @@ export class ProcessDriver implements RuntimeDriver {
       tails: { stdout: tail('stdout'), stderr: tail('stderr') },
       lingeringGroup: null,
     };
-  }
-
-  private emitLog(line: LogLine): void {
-    for (const listener of this.logListeners) {
-      try {
-        listener(line);
-      } catch (error) {
-        this.reportOnce('log-listener', `A runtime log listener failed: ${String(error)}`);
-      }
-    }
   }
 
   private reportOnce(key: string, message: string): void {
@@ -536,7 +497,7 @@ export class ProcessDriver implements RuntimeDriver {
     instance.tails.stderr.poll();
     instance.tails.stdout.flush();
     instance.tails.stderr.flush();
-    this.emit({
+    this.listeners.emit({
       kind: 'exited',
       deploymentId: deployment.spec.deploymentId,
       type: instance.type,
@@ -555,34 +516,21 @@ export class ProcessDriver implements RuntimeDriver {
   }
 
   private scheduleRestart(deployment: Deployment, instance: Instance): void {
-    const decision = decideRestart(instance, this.policy);
+    const decision = announceUnexpectedExit(instance, {
+      deploymentId: deployment.spec.deploymentId,
+      policy: this.policy,
+      label: this.label(deployment, instance),
+      listeners: this.listeners,
+      log: this.log,
+    });
     if (decision.kind === 'crash_loop') {
       instance.state = 'crashed';
-      this.log(
-        `${this.label(deployment, instance)} is in a crash loop (${decision.restarts} restarts within ${Math.round(decision.windowMs / 1000)} s): not restarting it`,
-      );
-      this.emit({
-        kind: 'crash_loop',
-        deploymentId: deployment.spec.deploymentId,
-        type: instance.type,
-        index: instance.index,
-        restarts: decision.restarts,
-        windowMs: decision.windowMs,
-      });
       this.killLeftovers(instance);
       this.persist(deployment);
       return;
     }
     const { delayMs } = decision;
     instance.state = 'restarting';
-    this.emit({
-      kind: 'restarting',
-      deploymentId: deployment.spec.deploymentId,
-      type: instance.type,
-      index: instance.index,
-      attempt: decision.attempt,
-      delayMs,
-    });
     this.persist(deployment);
     instance.timer = setTimeout(() => {
       instance.timer = null;
@@ -727,7 +675,7 @@ export class ProcessDriver implements RuntimeDriver {
       instance.tails.stderr.close();
       instance.state = 'stopped';
       instance.child = null;
-      if (instance.port !== null) this.reservedPorts.delete(instance.port);
+      this.ports.release(instance.port);
     }
     // The log files stay (the pipeline decides how long); the state goes: nothing is left to adopt.
     fs.rmSync(stateFile(this.stateDir, deployment.spec.deploymentId), { force: true });
