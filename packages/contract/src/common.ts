@@ -42,9 +42,8 @@ export const UNSAFE_TEXT_MESSAGE = 'Must not contain NUL characters or unpaired 
 export function findUnsafeText(value: unknown, path: string[] = [], depth = 0): string[] | undefined {
   if (typeof value === 'string') return UNSAFE_TEXT.test(value) ? path : undefined;
   if (depth > 32 || value === null || typeof value !== 'object') return undefined;
-  // Only what JSON makes (arrays, plain objects): a request body that is a stream (a git push) is not walked.
-  const proto = Object.getPrototypeOf(value);
-  if (!Array.isArray(value) && proto !== Object.prototype && proto !== null) return undefined;
+  // A request body that is a stream (a git push) or bytes is not text: its object graph is not walked.
+  if (typeof (value as { pipe?: unknown }).pipe === 'function' || ArrayBuffer.isView(value)) return undefined;
   const entries = Array.isArray(value) ? value.map((item, index) => [String(index), item] as const) : Object.entries(value);
   for (const [key, item] of entries) {
     if (UNSAFE_TEXT.test(key)) return [...path, key.replace(UNSAFE_TEXT, '?')];

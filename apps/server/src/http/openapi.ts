@@ -61,6 +61,8 @@ export async function registerOpenApi(app: App) {
       security: [{ bearer: [] }, { cookie: [] }],
     },
     transform: (input) => {
+      // The reference is the API's: the git remote (/git) and the console are not part of it.
+      if (!input.url.startsWith('/api/')) return { schema: { ...input.schema, hide: true }, url: input.url };
       const transformed = createJsonSchemaTransform({})(input);
       const key = `${input.route.method} ${input.url}`;
       const isPublic = PUBLIC_ROUTES.includes(key);
