@@ -87,6 +87,8 @@ test.describe('alert preferences', () => {
     page,
     platform,
   }) => {
+    // Five tabs, each saved and reloaded: a minute is not enough on a busy 2-CPU machine.
+    test.setTimeout(150_000);
     const cases = [
       {
         path: 'project',
