@@ -61,39 +61,13 @@ export async function createProject(ctx: AppContext, principal: Principal, input
     const field = FAILURE_FIELD[check.field] ?? 'git_url';
     throw badRequest(check.message, [{ path: field, message: check.message }]);
   }
-  await assertKnownPreset(input.preset);
-  const slug = await uniqueSlug(ctx, input.name);
-  const [project] = await ctx.db
-    .insert(projects)
-    .values({
-      name: input.name,
-      slug,
-      gitUrl: parsed.remote,
-      gitTokenSealed: input.git_token ? ctx.box.seal(input.git_token) : null,
-      deployKeySealed: deployKey ? ctx.box.seal(deployKey.privateKeyPem) : null,
-      deployKeyPublic: deployKey?.publicKey ?? null,
-      gitSavedByAdmin: isAdmin,
-      branch: input.branch,
-      rootDirectory: input.root_directory ?? '.',
-      preset: input.preset ?? null,
-      installCommand: input.install_command ?? null,
-      buildCommand: input.build_command ?? null,
-      startCommand: input.start_command ?? null,
-      outputDirectory: input.output_directory ?? null,
-      port: input.port ?? null,
-    })
-    .returning();
-  if (!project) throw new Error('the project was not created');
-  const production = await createEnvironmentRow(ctx, {
-    projectId: project.id,
-    name: 'production',
-    slug: 'production',
-    branch: input.branch,
-    isProduction: true,
+  const { project, production } = await insertProject(ctx, input, {
+    gitUrl: parsed.remote,
+    gitTokenSealed: input.git_token ? ctx.box.seal(input.git_token) : null,
+    deployKeySealed: deployKey ? ctx.box.seal(deployKey.privateKeyPem) : null,
+    deployKeyPublic: deployKey?.publicKey ?? null,
+    gitSavedByAdmin: isAdmin,
   });
-  for (const variable of input.env_vars ?? []) {
-    await createEnvVar(ctx, project.id, { key: variable.key, value: variable.value, environment_ids: [production.id] });
-  }
   if (check.ok) {
     await startDeployment(ctx, {
       project,
@@ -114,14 +88,26 @@ async function createPushProject(ctx: AppContext, input: CreateInput): Promise<P
   if (input.git_token) {
     throw badRequest('A token goes with a git URL', [{ path: 'git_token', message: 'Only with a git URL' }]);
   }
+  return (await insertProject(ctx, input, { gitUrl: null })).project;
+}
+
+/** The project row, its production environment and the env vars given with it: one way for every source. */
+async function insertProject(
+  ctx: AppContext,
+  input: CreateInput,
+  source: Pick<
+    typeof projects.$inferInsert,
+    'gitUrl' | 'gitTokenSealed' | 'deployKeySealed' | 'deployKeyPublic' | 'gitSavedByAdmin'
+  >,
+) {
   await assertKnownPreset(input.preset);
   const slug = await uniqueSlug(ctx, input.name);
   const [project] = await ctx.db
     .insert(projects)
     .values({
+      ...source,
       name: input.name,
       slug,
-      gitUrl: null,
       branch: input.branch,
       rootDirectory: input.root_directory ?? '.',
       preset: input.preset ?? null,
@@ -143,7 +129,7 @@ async function createPushProject(ctx: AppContext, input: CreateInput): Promise<P
   for (const variable of input.env_vars ?? []) {
     await createEnvVar(ctx, project.id, { key: variable.key, value: variable.value, environment_ids: [production.id] });
   }
-  return project;
+  return { project, production };
 }
 
 export async function projectDetail(ctx: AppContext, project: ProjectRow): Promise<ProjectDetail> {
