@@ -205,8 +205,16 @@ export async function signIn(page: Page, credentials: Credentials, path = '/dash
   const body = (await response.json()) as { mfa_required: boolean };
   expect(body.mfa_required, 'signIn() cannot complete MFA; use the UI flow').toBe(false);
   await page.goto(path);
-  // The app shell's header (the sidebar is a closed drawer on small screens).
-  await expect(page.getByRole('banner')).toBeVisible();
+  // The app shell's header (the sidebar is a closed drawer on small screens). When it does not
+  // come, the message says what the page shows instead (a CI run only keeps the log).
+  try {
+    await expect(page.getByRole('banner')).toBeVisible();
+  } catch (error) {
+    const shown = await page
+      .evaluate(() => (document.body.textContent ?? '').replace(/\s+/g, ' ').slice(0, 500))
+      .catch((e: unknown) => `(unreadable: ${String(e)})`);
+    throw new Error(`signIn(${path}): no app shell at ${page.url()}; the page shows: ${shown}`, { cause: error });
+  }
 }
 
 /** A toast (sonner) whose title is exactly `title`; assert its description with toContainText. */

@@ -5,6 +5,7 @@ export * from './common';
 export * from './crons';
 export * from './dotenv';
 export * from './env-import-plan';
+export * from './git-providers';
 export * from './notifications';
 export * from './platform';
 export * from './projects';

@@ -67,8 +67,13 @@ export const gitUrlSchema = z.string().trim().min(1, 'Git URL is required').max(
 
 export const createProjectRequestSchema = buildSettingsSchema.extend({
   name: z.string().trim().min(1, 'Name is required').max(100, 'At most 100 characters'),
-  /** Absent: the project's source is the platform's own git remote (`git push {platform}/git/{slug}.git`). */
+  /**
+   * Absent (and no repository_id): the project's source is the platform's own git remote
+   * (`git push {platform}/git/{slug}.git`).
+   */
   git_url: gitUrlSchema.optional(),
+  /** A repository of a connected git provider (GET /git-connections/{id}/repositories): fetched with the provider's token. */
+  repository_id: z.number().int().positive().optional(),
   git_token: z
     .string()
     .trim()
@@ -209,6 +214,17 @@ export const projectDetailSchema = projectSchema.extend({
   output_directory: z.string().nullable(),
   port: z.number().int().nullable(),
   automatic_deploy: z.boolean(),
+  /** For a repository from a git provider: which one, on which connection. */
+  repository: z
+    .object({
+      id: z.number().int().nullable(),
+      full_name: z.string(),
+      connection_id: z.number().int(),
+      provider_type: z.enum(['github', 'gitlab']),
+      /** Whether the platform's push webhook is registered on the host (else it polls in the local access mode). */
+      webhook_registered: z.boolean(),
+    })
+    .nullable(),
   /** The production address. */
   url: z.string(),
   environments: z.array(environmentSchema),

@@ -1,5 +1,6 @@
 export * from './container-engine';
 export * from './external-postgres';
+export * from './git-host';
 export * from './git-server';
 export * from './platform-process';
 export * from './port';

@@ -7,6 +7,7 @@ import { cronRoutes } from '../modules/crons/routes';
 import { deploymentRoutes } from '../modules/deployments/routes';
 import { envVarRoutes } from '../modules/env-vars/routes';
 import { environmentRoutes } from '../modules/environments/routes';
+import { gitProviderRoutes } from '../modules/git-providers/routes';
 import { jobRoutes } from '../modules/jobs/routes';
 import { notificationRoutes } from '../modules/notifications/routes';
 import { platformRoutes } from '../modules/platform/routes';
@@ -24,6 +25,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   envVarRoutes,
   environmentRoutes,
   cronRoutes,
+  gitProviderRoutes,
   apiKeyRoutes,
   settingsRoutes,
   auditRoutes,

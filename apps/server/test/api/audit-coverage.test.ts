@@ -1,7 +1,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { DEFAULT_NOTIFICATION_PREFERENCES } from '@launchbay/contract';
-import { type GitServer, startGitServer, type TestRepo } from '@launchbay/testkit';
+import { type GitHostStandIn, type GitServer, startGitHostStandIn, startGitServer, type TestRepo } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, apiClient, type Role, TEST_PASSWORD, uniqueEmail } from '../helpers/api';
 import { auditRowsAfter, createKey, lastAuditId } from '../helpers/audit';
@@ -49,6 +49,12 @@ const SLACK_SECRET = 'coverage-webhook-secret-42';
 let git: GitServer;
 let repo: TestRepo;
 const GIT_TOKEN = 'coverage-git-token-77';
+/** Stand-ins for GitHub's and GitLab's APIs, for the git provider routes. */
+let github: GitHostStandIn;
+let gitlab: GitHostStandIn;
+const GITHUB_TOKEN = 'ghp_coverage_token_4711';
+const GITLAB_TOKEN = 'glpat-coverage-token-4711';
+const GITLAB_APP = { clientId: 'coverage-app', clientSecret: 'coverage-app-secret-9' };
 
 beforeAll(async () => {
   slack = http.createServer((request, response) => {
@@ -59,6 +65,9 @@ beforeAll(async () => {
   slackUrl = `http://127.0.0.1:${(slack.address() as AddressInfo).port}/services/T0/B0/${SLACK_SECRET}`;
   git = await startGitServer({ token: GIT_TOKEN });
   repo = await git.createRepo('acme/x', { 'index.html': 'hi' });
+  github = await startGitHostStandIn({ kind: 'github', token: GITHUB_TOKEN });
+  await github.createRepo('octo-user/site', { 'index.html': 'hi' });
+  gitlab = await startGitHostStandIn({ kind: 'gitlab', token: GITLAB_TOKEN, oauthApp: GITLAB_APP });
   platform = await startTestPlatform();
   api = apiClient(platform.url);
   admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
@@ -72,6 +81,8 @@ afterAll(async () => {
   if (platform) await waitForPipelines(platform.ctx.pool);
   await platform?.close();
   await git?.close();
+  await github?.close();
+  await gitlab?.close();
   await new Promise((resolve) => slack.close(resolve));
 });
 
@@ -157,7 +168,145 @@ async function coverageCron() {
   return { project, envId, cronId: created.body.id };
 }
 
+let providerCounter = 0;
+/** A GitHub provider (by token, against the stand-in) and its connection. */
+async function githubProvider() {
+  const created = await api.call<{ id: number }>('POST', '/git-providers/github/pat', {
+    token: admin,
+    body: { name: `GitHub ${++providerCounter}`, token: GITHUB_TOKEN, base_url: github.baseUrl },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const connections = await api.call<{ connections: { id: number }[] }>(
+    'GET',
+    `/git-connections?provider_id=${created.body.id}`,
+    {
+      token: admin,
+    },
+  );
+  return { providerId: created.body.id, connectionId: connections.body.connections[0]?.id ?? 0 };
+}
+
 const CASES: Record<string, Case> = {
+  'POST /api/git-providers/github/pat': {
+    action: 'git_providers.github.pat.create',
+    targetType: 'git_provider',
+    prepare: async () => ({
+      path: '/git-providers/github/pat',
+      token: admin,
+      body: { name: 'GitHub by token', token: GITHUB_TOKEN, base_url: github.baseUrl },
+      status: 201,
+      targetId: answerId,
+      actorUserId: adminId,
+      secrets: [GITHUB_TOKEN],
+    }),
+  },
+  'POST /api/git-providers/gitlab/pat': {
+    action: 'git_providers.gitlab.pat.create',
+    targetType: 'git_provider',
+    prepare: async () => ({
+      path: '/git-providers/gitlab/pat',
+      token: admin,
+      body: { name: 'GitLab by token', token: GITLAB_TOKEN, base_url: gitlab.baseUrl },
+      status: 201,
+      targetId: answerId,
+      actorUserId: adminId,
+      secrets: [GITLAB_TOKEN],
+    }),
+  },
+  'POST /api/git-providers/gitlab/oauth': {
+    action: 'git_providers.gitlab.oauth.create',
+    targetType: 'git_provider',
+    prepare: async () => ({
+      path: '/git-providers/gitlab/oauth',
+      token: admin,
+      body: {
+        name: 'GitLab by OAuth',
+        base_url: gitlab.baseUrl,
+        ...{ client_id: GITLAB_APP.clientId, client_secret: GITLAB_APP.clientSecret },
+      },
+      status: 201,
+      targetId: null,
+      actorUserId: adminId,
+      secrets: [GITLAB_APP.clientSecret],
+    }),
+  },
+  'DELETE /api/git-providers/{provider_id}': {
+    action: 'git_providers.delete',
+    targetType: 'git_provider',
+    prepare: async () => {
+      const { providerId } = await githubProvider();
+      return {
+        path: `/git-providers/${providerId}`,
+        token: admin,
+        status: 200,
+        targetId: String(providerId),
+        actorUserId: adminId,
+        params: { provider_id: providerId },
+      };
+    },
+  },
+  'DELETE /api/git-providers/{provider_id}/safe-delete': {
+    action: 'git_providers.delete',
+    targetType: 'git_provider',
+    prepare: async () => {
+      const { providerId } = await githubProvider();
+      return {
+        path: `/git-providers/${providerId}/safe-delete`,
+        token: admin,
+        status: 200,
+        targetId: String(providerId),
+        actorUserId: adminId,
+        params: { provider_id: providerId },
+      };
+    },
+  },
+  'DELETE /api/git-connections/{connection_id}': {
+    action: 'git_connections.delete',
+    targetType: 'git_connection',
+    prepare: async () => {
+      const { connectionId } = await githubProvider();
+      return {
+        path: `/git-connections/${connectionId}`,
+        token: admin,
+        status: 200,
+        targetId: String(connectionId),
+        actorUserId: adminId,
+        params: { connection_id: connectionId },
+      };
+    },
+  },
+  'POST /api/git-connections/{connection_id}/sync': {
+    action: 'git_connections.sync',
+    targetType: 'git_connection',
+    prepare: async () => {
+      const { connectionId } = await githubProvider();
+      return {
+        path: `/git-connections/${connectionId}/sync`,
+        token: admin,
+        status: 200,
+        targetId: String(connectionId),
+        actorUserId: adminId,
+        params: { connection_id: connectionId },
+      };
+    },
+  },
+  'POST /api/git-connections/{connection_id}/update-token': {
+    action: 'git_connections.update_token',
+    targetType: 'git_connection',
+    prepare: async () => {
+      const { connectionId } = await githubProvider();
+      return {
+        path: `/git-connections/${connectionId}/update-token`,
+        token: admin,
+        body: { token: GITHUB_TOKEN },
+        status: 200,
+        targetId: String(connectionId),
+        actorUserId: adminId,
+        params: { connection_id: connectionId },
+        secrets: [GITHUB_TOKEN],
+      };
+    },
+  },
   'POST /api/auth/login': {
     action: 'auth.login',
     targetType: 'user',

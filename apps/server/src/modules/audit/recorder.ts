@@ -53,6 +53,8 @@ const TARGET_TYPES: Record<string, string> = {
   settings: 'settings',
   'notification-providers': 'notification_provider',
   'notification-preferences': 'notification_preferences',
+  'git-providers': 'git_provider',
+  'git-connections': 'git_connection',
 };
 
 /** Replaces every value under a secret-looking key (or one of `alsoSecret`), at any depth, with '[redacted]'. */

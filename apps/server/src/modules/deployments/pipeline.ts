@@ -25,6 +25,7 @@ import { syncLaunchbayCrons } from '../crons/service';
 import { environmentValues } from '../env-vars/service';
 import { environments } from '../environments/schema';
 import { type EnvironmentRow, getEnvironmentRow } from '../environments/service';
+import { projectFetchCredentials } from '../git-providers/service';
 import { publishAlert } from '../notifications/service';
 import { getProjectRow, type ProjectRow } from '../projects/service';
 import { getSettings } from '../settings/service';
@@ -222,7 +223,9 @@ async function build(
   } else if (!(await transition(ctx, row.id, 'building'))) return null;
   fs.rmSync(dirs.root, { recursive: true, force: true });
   fs.mkdirSync(dirs.root, { recursive: true });
-  const token = project.gitTokenSealed ? ctx.box.open(project.gitTokenSealed) : undefined;
+  // A repository of a git provider is fetched with the provider's token of now (a new one applies at once).
+  const viaProvider = await projectFetchCredentials(ctx, project);
+  const token = viaProvider?.token ?? (project.gitTokenSealed ? ctx.box.open(project.gitTokenSealed) : undefined);
   const sshKey = project.deployKeySealed ? ctx.box.open(project.deployKeySealed) : undefined;
   const settings = await getSettings(ctx);
 
@@ -234,6 +237,7 @@ async function build(
         url: project.gitUrl ?? '',
         localRepo: localRepo ? projectRepoDir(ctx.config.dataDir, project.id) : undefined,
         token,
+        tokenUser: viaProvider?.tokenUser,
         sshKey,
         branch: row.branch,
         commit: row.requestedCommit ?? undefined,

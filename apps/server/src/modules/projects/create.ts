@@ -8,6 +8,7 @@ import type { Principal } from '../../lib/http';
 import { lastDeployment, startDeployment } from '../deployments/service';
 import { createEnvVar } from '../env-vars/service';
 import { createEnvironmentRow, environmentUrl, listEnvironmentRows, toEnvironment } from '../environments/service';
+import { projectRepository, repositoryForProject } from '../git-providers/service';
 import { getSettings } from '../settings/service';
 import { projects } from './schema';
 import { assertKnownPreset, type ProjectRow, uniqueSlug } from './service';
@@ -30,6 +31,13 @@ const FAILURE_FIELD: Record<string, string> = {
  * its production environment and its first deployment exist together.
  */
 export async function createProject(ctx: AppContext, principal: Principal, input: CreateInput): Promise<ProjectRow> {
+  if (input.repository_id !== undefined) {
+    if (input.git_url !== undefined || input.git_token)
+      throw badRequest('Give a git URL or a connected repository, not both', [
+        { path: 'repository_id', message: 'Not with git_url' },
+      ]);
+    return createRepositoryProject(ctx, principal, input, input.repository_id);
+  }
   if (input.git_url === undefined) return createPushProject(ctx, input);
   let parsed: GitUrl;
   try {
@@ -81,6 +89,49 @@ export async function createProject(ctx: AppContext, principal: Principal, input
 }
 
 /**
+ * A project from a repository of a connected git provider: checked with the provider's token like
+ * a git URL is, then fetched with whatever token the provider has at each deployment.
+ */
+async function createRepositoryProject(
+  ctx: AppContext,
+  principal: Principal,
+  input: CreateInput,
+  repositoryId: number,
+): Promise<ProjectRow> {
+  const source = await repositoryForProject(ctx, repositoryId);
+  const settings = await getSettings(ctx);
+  const check = await checkRemote({
+    url: source.repository.cloneUrl,
+    token: source.token,
+    tokenUser: source.tokenUser,
+    knownHostsFile: knownHostsPath(ctx.config.dataDir),
+    branch: input.branch,
+    allowPrivateNetwork: source.savedByAdmin || settings.allow_private_network_targets,
+    timeoutMs: REMOTE_CHECK_MS,
+  });
+  if (!check.ok) {
+    const field = check.field === 'branch' || check.field === 'commit' ? 'branch' : 'repository_id';
+    throw badRequest(check.message, [{ path: field, message: check.message }]);
+  }
+  const { project, production } = await insertProject(ctx, input, {
+    gitUrl: source.repository.cloneUrl,
+    gitSavedByAdmin: source.savedByAdmin,
+    gitConnectionId: source.repository.connectionId,
+    repositoryId: source.repository.id,
+    repositoryExternalId: source.repository.externalId,
+    repositoryFullName: source.repository.fullName,
+  });
+  await startDeployment(ctx, {
+    project,
+    environment: production,
+    trigger: 'create',
+    createdBy: principal.userId,
+    commit: check.headSha,
+  });
+  return project;
+}
+
+/**
  * A project whose source is the platform's own git remote: nothing to check or clone yet; the
  * first `git push {platform}/git/{slug}.git {branch}` deploys it.
  */
@@ -97,7 +148,15 @@ async function insertProject(
   input: CreateInput,
   source: Pick<
     typeof projects.$inferInsert,
-    'gitUrl' | 'gitTokenSealed' | 'deployKeySealed' | 'deployKeyPublic' | 'gitSavedByAdmin'
+    | 'gitUrl'
+    | 'gitTokenSealed'
+    | 'deployKeySealed'
+    | 'deployKeyPublic'
+    | 'gitSavedByAdmin'
+    | 'gitConnectionId'
+    | 'repositoryId'
+    | 'repositoryExternalId'
+    | 'repositoryFullName'
   >,
 ) {
   await assertKnownPreset(input.preset);
@@ -153,6 +212,7 @@ export async function projectDetail(ctx: AppContext, project: ProjectRow): Promi
     output_directory: project.outputDirectory,
     port: project.port,
     automatic_deploy: project.automaticDeploy,
+    repository: await projectRepository(ctx, project),
     url: production ? await environmentUrl(ctx, project.slug, production) : '',
     environments: await Promise.all(envs.map((env) => toEnvironment(ctx, project.slug, env))),
     last_deployment: await lastDeployment(ctx, project),

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { boolean, check, integer, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { gitConnections, repositories } from '../git-providers/schema';
 
 /**
  * A project: one git repository (and root directory inside it) deployed to its environments. The
@@ -25,6 +26,17 @@ export const projects = pgTable(
      * host, unless the allow_private_network_targets setting is on (the same rule as providers).
      */
     gitSavedByAdmin: boolean('git_saved_by_admin').notNull().default(false),
+    /**
+     * For a repository picked from a git provider: the connection whose token fetches it (so a new
+     * token applies at once) and the repository as the host names it. A connection in use cannot go.
+     */
+    gitConnectionId: integer('git_connection_id').references(() => gitConnections.id),
+    repositoryId: integer('repository_id').references(() => repositories.id, { onDelete: 'set null' }),
+    repositoryExternalId: text('repository_external_id'),
+    repositoryFullName: text('repository_full_name'),
+    /** The push webhook the platform registered on the host (its id there), and the secret it signs with. */
+    webhookSecretSealed: text('webhook_secret_sealed'),
+    webhookHookId: text('webhook_hook_id'),
     /** The production environment's branch. */
     branch: text('branch').notNull().default('main'),
     rootDirectory: text('root_directory').notNull().default('.'),
