@@ -13,6 +13,7 @@ import type { App } from './lib/http';
 import { registerAuditHooks } from './modules/audit/recorder';
 import { gitRemoteRoutes } from './modules/git-remote/routes';
 import { accessModeNow } from './modules/settings/service';
+import { webhookReceiverRoutes } from './modules/webhooks/routes';
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
@@ -53,6 +54,8 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
   );
   // The platform's own git remote (`git push .../git/{slug}.git`): git is its client, not the console.
   await app.register(async (remote) => gitRemoteRoutes(remote, ctx), { prefix: '/git' });
+  // Git hosts' push and pull-request deliveries, signed with each project's secret.
+  await app.register(async (receiver) => webhookReceiverRoutes(receiver, ctx), { prefix: '/webhooks' });
   await registerConsole(app, consoleDir);
   return app;
 }

@@ -171,3 +171,39 @@ export const livePresetSchema = z.object({
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
 });
 export type LivePreset = z.infer<typeof livePresetSchema>;
+
+export const WEBHOOK_OUTCOMES = [
+  'deployed',
+  'ignored',
+  'rejected',
+  'duplicate',
+  'failed',
+  'awaiting_approval',
+  'removed',
+] as const;
+export const webhookDeliverySchema = z.object({
+  id: z.number().int(),
+  provider_type: z.string(),
+  delivery_id: z.string().nullable(),
+  /** `push`, `pull_request` (GitHub); `Push Hook`, `Merge Request Hook` (GitLab). */
+  event: z.string(),
+  action: z.string().nullable(),
+  ref: z.string().nullable(),
+  commit_sha: z.string().nullable(),
+  outcome: z.enum(WEBHOOK_OUTCOMES),
+  /** What the platform did and why, in words. */
+  detail: z.string(),
+  deployment_id: z.number().int().nullable(),
+  received_at: z.string(),
+});
+export type WebhookDelivery = z.infer<typeof webhookDeliverySchema>;
+export const webhookDeliveryListResponseSchema = z.object({
+  deliveries: z.array(webhookDeliverySchema),
+  /** Where the host sends this project's events (null for a project not from a git provider). */
+  webhook_url: z.string().nullable(),
+  /** Whether the platform registered the hook on the host; when not, it polls the branch (local access mode). */
+  webhook_registered: z.boolean(),
+  automatic_deploy: z.boolean(),
+});
+
+export const automaticDeployRequestSchema = z.object({ enabled: z.boolean({ error: 'enabled must be true or false' }) });

@@ -14,6 +14,7 @@ import { platformRoutes } from '../modules/platform/routes';
 import { projectRoutes } from '../modules/projects/routes';
 import { settingsRoutes } from '../modules/settings/routes';
 import { userRoutes } from '../modules/users/routes';
+import { webhookRoutes } from '../modules/webhooks/routes';
 
 /** Every area's routes, mounted under /api. A new area is one line here. */
 export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
@@ -26,6 +27,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   environmentRoutes,
   cronRoutes,
   gitProviderRoutes,
+  webhookRoutes,
   apiKeyRoutes,
   settingsRoutes,
   auditRoutes,

@@ -749,6 +749,22 @@ const CASES: Record<string, Case> = {
       };
     },
   },
+  'POST /api/projects/{id}/automatic-deploy': {
+    action: 'projects.automatic_deploy.update',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      return {
+        path: `/projects/${project.id}/automatic-deploy`,
+        token: admin,
+        body: { enabled: false },
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id },
+      };
+    },
+  },
   'POST /api/projects/{id}/environments': {
     action: 'projects.environments.create',
     targetType: 'project',

@@ -259,7 +259,7 @@ export async function startDeployment(
   options: {
     project: ProjectRow;
     environment: EnvironmentRow;
-    trigger: 'create' | 'manual' | 'redeploy' | 'rollback' | 'env_change' | 'git_push';
+    trigger: 'create' | 'manual' | 'redeploy' | 'rollback' | 'env_change' | 'git_push' | 'webhook' | 'poll';
     commit?: string | null;
     branch?: string;
     source?: DeploymentRow;

@@ -594,3 +594,72 @@ export async function projectRepository(
     webhook_registered: project.webhookHookId !== null,
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Push webhooks on the host
+
+/** Where a project's webhook is reached from outside: the platform's external URL, or none (then it polls). */
+export async function projectWebhookUrl(ctx: AppContext, projectId: number): Promise<string | null> {
+  const settings = await getSettings(ctx);
+  const base = settings.external_url ?? ctx.config.publicUrl ?? null;
+  return base ? `${base.replace(/\/+$/, '')}/webhooks/git/${projectId}` : null;
+}
+
+type WebhookProject = {
+  id: number;
+  gitConnectionId: number | null;
+  repositoryExternalId: string | null;
+  repositoryFullName: string | null;
+  webhookHookId: string | null;
+};
+
+async function projectHost(ctx: AppContext, project: WebhookProject) {
+  if (project.gitConnectionId === null || !project.repositoryExternalId || !project.repositoryFullName) return null;
+  const connection = await getConnectionRow(ctx, project.gitConnectionId);
+  const provider = await getProviderRow(ctx, connection.providerId);
+  return {
+    client: await hostClient(ctx, provider),
+    ref: { externalId: project.repositoryExternalId, fullName: project.repositoryFullName },
+  };
+}
+
+/**
+ * Registers the push and pull-request webhook for a project from a provider's repository, signed
+ * with a secret of its own. Without an external URL nothing could reach it: the platform polls
+ * instead. A host that refuses (no admin rights on the repository) leaves polling too; the reason
+ * is answered so the caller can log it.
+ */
+export async function registerProjectWebhook(
+  ctx: AppContext,
+  project: WebhookProject,
+): Promise<{ registered: boolean; reason: string | null }> {
+  const url = await projectWebhookUrl(ctx, project.id);
+  if (!url) return { registered: false, reason: 'no external URL is set: the branch is polled instead' };
+  const host = await projectHost(ctx, project);
+  if (!host) return { registered: false, reason: 'the project is not from a git provider' };
+  const secret = crypto.randomBytes(32).toString('hex');
+  try {
+    const hookId = await host.client.createHook(host.ref, { url, secret });
+    await ctx.db
+      .update(projects)
+      .set({ webhookSecretSealed: ctx.box.seal(secret), webhookHookId: hookId })
+      .where(eq(projects.id, project.id));
+    return { registered: true, reason: null };
+  } catch (error) {
+    if (error instanceof GitHostError) return { registered: false, reason: error.message };
+    throw error;
+  }
+}
+
+/** Removes the project's webhook from the host (when the project goes); a host that fails is logged, not fatal. */
+export async function removeProjectWebhook(ctx: AppContext, project: WebhookProject): Promise<string | null> {
+  if (!project.webhookHookId) return null;
+  try {
+    const host = await projectHost(ctx, project);
+    if (host) await host.client.deleteHook(host.ref, project.webhookHookId);
+    return null;
+  } catch (error) {
+    if (error instanceof GitHostError || error instanceof HttpError) return (error as Error).message;
+    throw error;
+  }
+}

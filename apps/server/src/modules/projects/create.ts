@@ -8,7 +8,7 @@ import type { Principal } from '../../lib/http';
 import { lastDeployment, startDeployment } from '../deployments/service';
 import { createEnvVar } from '../env-vars/service';
 import { createEnvironmentRow, environmentUrl, listEnvironmentRows, toEnvironment } from '../environments/service';
-import { projectRepository, repositoryForProject } from '../git-providers/service';
+import { projectRepository, registerProjectWebhook, repositoryForProject } from '../git-providers/service';
 import { getSettings } from '../settings/service';
 import { projects } from './schema';
 import { assertKnownPreset, type ProjectRow, uniqueSlug } from './service';
@@ -121,14 +121,17 @@ async function createRepositoryProject(
     repositoryExternalId: source.repository.externalId,
     repositoryFullName: source.repository.fullName,
   });
+  // Pushes deploy by themselves: through the host's webhook where it can reach the platform, by polling where not.
+  await registerProjectWebhook(ctx, project);
+  const [withHook] = await ctx.db.select().from(projects).where(eq(projects.id, project.id)).limit(1);
   await startDeployment(ctx, {
-    project,
+    project: withHook ?? project,
     environment: production,
     trigger: 'create',
     createdBy: principal.userId,
     commit: check.headSha,
   });
-  return project;
+  return withHook ?? project;
 }
 
 /**

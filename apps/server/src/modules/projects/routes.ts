@@ -1,4 +1,5 @@
 import {
+  automaticDeployRequestSchema,
   buildSettingsSchema,
   createProjectRequestSchema,
   idParamSchema,
@@ -15,6 +16,7 @@ import { listPresets } from '../../engine/pipeline/config/presets';
 import { notFound, unauthorized } from '../../lib/errors';
 import type { App } from '../../lib/http';
 import { publishRoutes, releaseProjectDeployments } from '../deployments/service';
+import { removeProjectWebhook } from '../git-providers/service';
 import { createProject, projectDetail, renameProject } from './create';
 import { listProjects } from './list';
 import { projects } from './schema';
@@ -102,9 +104,36 @@ export async function projectRoutes(app: App, ctx: AppContext) {
     async (request, reply) => {
       const project = await getProjectRow(ctx, request.params.id);
       await releaseProjectDeployments(ctx, project.id);
+      // The host stops sending its pushes: a webhook left behind would fail on every push.
+      const hookFailure = await removeProjectWebhook(ctx, project);
+      if (hookFailure)
+        request.log.warn({ projectId: project.id }, `The webhook of ${project.name} could not be removed: ${hookFailure}`);
       await ctx.db.delete(projects).where(eq(projects.id, project.id));
       await publishRoutes(ctx, { waitMs: 2000 });
       return reply.code(204).send();
+    },
+  );
+
+  app.post(
+    '/projects/:id/automatic-deploy',
+    {
+      config: { audit: 'projects.automatic_deploy.update' },
+      schema: {
+        tags: ['projects'],
+        summary: 'Turn deploying on push (webhooks, and polling where no webhook can reach the platform) on or off',
+        params: idParamSchema,
+        body: automaticDeployRequestSchema,
+        response: { 200: projectDetailSchema },
+      },
+    },
+    async (request) => {
+      const project = await getProjectRow(ctx, request.params.id);
+      const [updated] = await ctx.db
+        .update(projects)
+        .set({ automaticDeploy: request.body.enabled, updatedAt: new Date() })
+        .where(eq(projects.id, project.id))
+        .returning();
+      return projectDetail(ctx, updated ?? project);
     },
   );
 
