@@ -19,6 +19,7 @@ import { deploymentLogWriter } from './modules/deployments/logs';
 import { adoptRunningDeployments, followRuntime, stopAllDeployments } from './modules/deployments/runtime-events';
 import { getSettings } from './modules/settings/service';
 import { ensureFirstAdmin } from './modules/users/bootstrap';
+import { startBranchPoller } from './modules/webhooks/poller';
 import { PLATFORM_JOBS } from './platform-jobs';
 
 export type Platform = {
@@ -105,6 +106,7 @@ export async function startPlatform(
     const url = `http://localhost:${port}`;
     const jobs = startJobRuntime(ctx, logger, PLATFORM_JOBS);
     const crons = startCronScheduler(ctx, logger);
+    const poller = startBranchPoller(ctx, logger);
     const edge = await edgeStarting;
     let stopping: Promise<void> | undefined;
     return {
@@ -118,6 +120,7 @@ export async function startPlatform(
         stopping ??= (async () => {
           await edge.stop(options);
           await crons.stop();
+          await poller.stop();
           await jobs.stop();
           // Apps keep serving through a restart of the control plane; taking the edge down takes them down too.
           if (options?.includeEdge) await stopAllDeployments(ctx).catch(() => undefined);

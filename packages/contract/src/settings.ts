@@ -25,6 +25,21 @@ export const platformSettingsSchema = z.object({
     .max(50, 'At most 50 builds')
     .describe('Successful builds kept per environment for instant rollback; older ones are removed'),
   preview_environments_enabled: z.boolean(),
+  preview_address_template: z
+    .string()
+    .trim()
+    .min(1, 'The address template is required')
+    .max(40, 'At most 40 characters')
+    .regex(/^[a-z0-9{}-]+$/, 'Lowercase letters, digits, hyphens and the {number} and {project} placeholders')
+    .refine((value) => value.includes('{number}'), 'Must contain {number}: each pull request needs its own address')
+    .refine((value) => value.replace(/\{(number|project)\}/g, '').match(/[{}]/) === null, 'Only {number} and {project} are placeholders')
+    .describe('The address label of a pull-request preview, e.g. pr-{number}-{project} gives pr-42-shop'),
+  git_poll_interval_seconds: z
+    .number()
+    .int()
+    .min(60, 'At least 60 seconds')
+    .max(86400, 'At most 86400 seconds (a day)')
+    .describe('How often branch heads are read for projects no webhook reaches (the local access mode)'),
   allow_private_network_targets: z
     .boolean()
     .describe(
@@ -32,6 +47,9 @@ export const platformSettingsSchema = z.object({
     ),
 });
 export type PlatformSettings = z.infer<typeof platformSettingsSchema>;
+
+/** The preview address template's default: pull request 42 of `shop` is served at `pr-42-shop`. */
+export const DEFAULT_PREVIEW_ADDRESS_TEMPLATE = 'pr-{number}-{project}';
 
 export const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/directory';
 

@@ -21,6 +21,8 @@ const DEFAULTS: PlatformSettings = {
   audit_retention_days: 365,
   kept_builds_per_environment: 5,
   preview_environments_enabled: false,
+  preview_address_template: 'pr-{number}-{project}',
+  git_poll_interval_seconds: 60,
   allow_private_network_targets: false,
 };
 
@@ -124,6 +126,25 @@ describe('PUT /api/settings', () => {
       [{ acme_contact_email: 'ops-at-example' }, [{ path: 'acme_contact_email', message: 'Please enter a valid email address' }]],
       [{ base_domain: 'not a domain!' }, [{ path: 'base_domain', message: 'Enter a domain such as apps.example.com' }]],
       [{ base_domain: 'localhost' }, [{ path: 'base_domain', message: 'Enter a domain such as apps.example.com' }]],
+      [
+        { preview_address_template: 'preview-{project}' },
+        [{ path: 'preview_address_template', message: 'Must contain {number}: each pull request needs its own address' }],
+      ],
+      [
+        { preview_address_template: 'pr-{number}-{branch}' },
+        [{ path: 'preview_address_template', message: 'Only {number} and {project} are placeholders' }],
+      ],
+      [
+        { preview_address_template: 'PR_{number}' },
+        [
+          {
+            path: 'preview_address_template',
+            message: 'Lowercase letters, digits, hyphens and the {number} and {project} placeholders',
+          },
+        ],
+      ],
+      [{ git_poll_interval_seconds: 30 }, [{ path: 'git_poll_interval_seconds', message: 'At least 60 seconds' }]],
+      [{ git_poll_interval_seconds: 100000 }, [{ path: 'git_poll_interval_seconds', message: 'At most 86400 seconds (a day)' }]],
     ];
     for (const [body, errors] of cases) {
       const response = await putSettings(body);

@@ -3,6 +3,7 @@ import type { Deployment, GitProvider, ProjectDetail, Repository, WebhookDeliver
 import { type GitHostStandIn, startGitHostStandIn, type TestRepo, waitUntil } from '@launchbay/testkit';
 import webhookExamples from '@octokit/webhooks-examples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pollBranches } from '../../src/modules/webhooks/poller';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
@@ -332,14 +333,42 @@ describe('GitLab push webhooks', () => {
 describe('without an external URL', () => {
   it('no webhook is registered (nothing could reach it)', async () => {
     expect((await api.call('PUT', '/settings', { token: admin, body: { external_url: null } })).status).toBe(200);
-    await github.createRepo('octo-user/local', { 'index.html': 'local' });
+    localSite = await github.createRepo('octo-user/local', { 'index.html': 'local' });
     await api.call('POST', `/git-connections/${(await firstGithubConnection()).id}/sync`, { token: admin });
     const project = await createFromRepository('Local only', 'octo-user/local');
     expect(github.hooks.some((h) => h.repo === 'octo-user/local')).toBe(false);
     const list = await deliveries(project.id);
     expect(list).toMatchObject({ webhook_url: null, webhook_registered: false });
   });
+
+  it('the branch is polled instead: a new head deploys once, within the interval nothing is read again', async () => {
+    const project = (
+      await api.call<{ projects: { id: number; name: string }[] }>('GET', '/projects', { token: admin })
+    ).body.projects.find((p) => p.name === 'Local only');
+    if (!project) throw new Error('the project of the previous test is missing');
+    const local = await localRepo();
+    const sha = await local.commit({ 'index.html': '<h1>polled</h1>' }, 'Found by polling');
+    const first = await pollBranches(platform.ctx, { force: true });
+    expect(first.failures).toEqual([]);
+    expect(first.deployed).toBe(1);
+    const deployment = await settled(project.id, sha);
+    expect(deployment).toMatchObject({ status: 'ready', trigger: 'poll', commit_sha: sha });
+    const [delivery] = (await deliveries(project.id)).deliveries;
+    expect(delivery).toMatchObject({ provider_type: 'poll', outcome: 'deployed', commit_sha: sha, deployment_id: deployment.id });
+    // The same head again: nothing new to deploy.
+    expect((await pollBranches(platform.ctx, { force: true })).deployed).toBe(0);
+    // Within the interval (60 s by default) the project is not read at all.
+    const before = github.requests.length + local.requests().length;
+    expect((await pollBranches(platform.ctx)).projects).toBe(0);
+    expect(github.requests.length + local.requests().length).toBe(before);
+  });
 });
+
+let localSite: TestRepo | null = null;
+async function localRepo(): Promise<TestRepo> {
+  if (!localSite) throw new Error('the local-only repository was not created');
+  return localSite;
+}
 
 async function firstGithubConnection() {
   const list = await api.call<{ connections: { id: number; provider_type: string }[] }>('GET', '/git-connections', {

@@ -19,6 +19,8 @@ const SETTINGS: PlatformSettings = {
   audit_retention_days: 365,
   kept_builds_per_environment: 7,
   preview_environments_enabled: false,
+  preview_address_template: 'pr-{number}-{project}',
+  git_poll_interval_seconds: 60,
   allow_private_network_targets: false,
 };
 

@@ -1,4 +1,4 @@
-import { index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { boolean, index, integer, pgTable, primaryKey, serial, text, timestamp } from 'drizzle-orm/pg-core';
 import { environments } from '../environments/schema';
 import { projects } from '../projects/schema';
 
@@ -12,6 +12,8 @@ export const envVars = pgTable(
       .references(() => projects.id, { onDelete: 'cascade' }),
     key: text('key').notNull(),
     valueSealed: text('value_sealed').notNull(),
+    /** Given to pull-request previews too: production secrets stay out of previews unless marked for them. */
+    includeInPreviews: boolean('include_in_previews').notNull().default(false),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },

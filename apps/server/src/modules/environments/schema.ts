@@ -1,4 +1,5 @@
-import { boolean, index, integer, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, pgTable, serial, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
 import { projects } from '../projects/schema';
 
 /**
@@ -22,11 +23,28 @@ export const environments = pgTable(
     memoryMb: integer('memory_mb'),
     cpuPercent: integer('cpu_percent'),
     instances: integer('instances').notNull().default(1),
+    /** The address label when it is not `{project}-{slug}` (previews: from the settings' template, e.g. `pr-42-shop`). */
+    hostLabel: text('host_label'),
+    /**
+     * A pull-request preview: the PR it deploys and where it stands. `awaiting_approval`: opened
+     * from a fork, nothing builds until someone approves it in the console; `closed`: stopped.
+     */
+    prNumber: integer('pr_number'),
+    prTitle: text('pr_title'),
+    prUrl: text('pr_url'),
+    prAuthor: text('pr_author'),
+    prHeadRepo: text('pr_head_repo'),
+    prHeadSha: text('pr_head_sha'),
+    prFromFork: boolean('pr_from_fork').notNull().default(false),
+    prState: text('pr_state'),
+    prApprovedBy: integer('pr_approved_by'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     uniqueIndex('environments_project_slug').on(t.projectId, t.slug),
+    uniqueIndex('environments_project_pr').on(t.projectId, t.prNumber),
+    check('environments_pr_state_check', sql`${t.prState} IS NULL OR ${t.prState} IN ('awaiting_approval', 'active', 'closed')`),
     index('environments_current_deployment').on(t.currentDeploymentId),
   ],
 );

@@ -37,6 +37,10 @@ export const projects = pgTable(
     /** The push webhook the platform registered on the host (its id there), and the secret it signs with. */
     webhookSecretSealed: text('webhook_secret_sealed'),
     webhookHookId: text('webhook_hook_id'),
+    /** When the branch heads were last read, for a project no webhook reaches (polled instead). */
+    gitPolledAt: timestamp('git_polled_at', { withTimezone: true }),
+    /** Whether pull requests get their own preview environment. */
+    previewsEnabled: boolean('previews_enabled').notNull().default(false),
     /** The production environment's branch. */
     branch: text('branch').notNull().default('main'),
     rootDirectory: text('root_directory').notNull().default('.'),

@@ -1,4 +1,9 @@
-import { LETS_ENCRYPT_DIRECTORY, type PlatformSettings, platformSettingsSchema } from '@launchbay/contract';
+import {
+  DEFAULT_PREVIEW_ADDRESS_TEMPLATE,
+  LETS_ENCRYPT_DIRECTORY,
+  type PlatformSettings,
+  platformSettingsSchema,
+} from '@launchbay/contract';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { settings } from './schema';
@@ -16,6 +21,8 @@ export function defaultSettings(ctx: Pick<AppContext, 'config'>): PlatformSettin
     audit_retention_days: 365,
     kept_builds_per_environment: 5,
     preview_environments_enabled: false,
+    preview_address_template: DEFAULT_PREVIEW_ADDRESS_TEMPLATE,
+    git_poll_interval_seconds: 60,
     // Off: only admins' providers reach private and loopback addresses (see lib/outbound.ts).
     allow_private_network_targets: false,
   };
