@@ -207,3 +207,38 @@ export const webhookDeliveryListResponseSchema = z.object({
 });
 
 export const automaticDeployRequestSchema = z.object({ enabled: z.boolean({ error: 'enabled must be true or false' }) });
+
+export const previewStateSchema = z.enum(['awaiting_approval', 'active', 'closed']);
+export type PreviewState = z.infer<typeof previewStateSchema>;
+
+/** A pull request's preview environment, with the deployment that serves (or builds) it. */
+export const previewSchema = z.object({
+  environment_id: z.number().int(),
+  pr_number: z.number().int(),
+  title: z.string(),
+  /** The pull request on the host. */
+  pr_url: z.string().nullable(),
+  author: z.string().nullable(),
+  branch: z.string(),
+  /** The commit the pull request is at. */
+  head_sha: z.string().nullable(),
+  from_fork: z.boolean(),
+  /** `awaiting_approval`: from a fork, nothing builds until someone approves it. */
+  state: previewStateSchema,
+  /** The preview's address. */
+  url: z.string(),
+  /** Its latest deployment's id, status and commit, if it has one. */
+  deployment_id: z.number().int().nullable(),
+  deployment_status: z.string().nullable(),
+  deployment_commit_sha: z.string().nullable(),
+  created_at: z.string(),
+  updated_at: z.string(),
+});
+export type Preview = z.infer<typeof previewSchema>;
+export const previewListResponseSchema = z.object({
+  previews: z.array(previewSchema),
+  /** The project's switch and the platform's (settings): both must be on for pull requests to get previews. */
+  previews_enabled: z.boolean(),
+  platform_previews_enabled: z.boolean(),
+});
+export const previewsSwitchRequestSchema = z.object({ enabled: z.boolean({ error: 'enabled must be true or false' }) });

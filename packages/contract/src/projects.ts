@@ -214,6 +214,8 @@ export const projectDetailSchema = projectSchema.extend({
   output_directory: z.string().nullable(),
   port: z.number().int().nullable(),
   automatic_deploy: z.boolean(),
+  /** Whether pull requests get preview environments (the platform's setting must be on too). */
+  previews_enabled: z.boolean(),
   /** For a repository from a git provider: which one, on which connection. */
   repository: z
     .object({
@@ -254,6 +256,8 @@ export const envVarSchema = z.object({
   /** Masked in lists; GET env-vars/{key}/value reads one. */
   value: z.string(),
   environment_ids: z.array(z.number().int()),
+  /** Given to pull-request previews too (previews get no other variable of the project). */
+  include_in_previews: z.boolean(),
   created_at: z.string(),
   updated_at: z.string(),
 });
@@ -261,7 +265,8 @@ export const envVarListResponseSchema = z.object({ env_vars: z.array(envVarSchem
 export const createEnvVarRequestSchema = z.object({
   key: envVarKeySchema,
   value: envVarValueSchema,
-  /** Omitted: every environment of the project. */
+  /** Omitted: every environment of the project (previews excepted). */
   environment_ids: z.array(z.number().int().positive()).max(100).optional(),
+  include_in_previews: z.boolean().optional(),
 });
 export const updateEnvVarRequestSchema = createEnvVarRequestSchema.partial();

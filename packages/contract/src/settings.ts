@@ -32,7 +32,10 @@ export const platformSettingsSchema = z.object({
     .max(40, 'At most 40 characters')
     .regex(/^[a-z0-9{}-]+$/, 'Lowercase letters, digits, hyphens and the {number} and {project} placeholders')
     .refine((value) => value.includes('{number}'), 'Must contain {number}: each pull request needs its own address')
-    .refine((value) => value.replace(/\{(number|project)\}/g, '').match(/[{}]/) === null, 'Only {number} and {project} are placeholders')
+    .refine(
+      (value) => value.replace(/\{(number|project)\}/g, '').match(/[{}]/) === null,
+      'Only {number} and {project} are placeholders',
+    )
     .describe('The address label of a pull-request preview, e.g. pr-{number}-{project} gives pr-42-shop'),
   git_poll_interval_seconds: z
     .number()

@@ -11,6 +11,7 @@ import { gitProviderRoutes } from '../modules/git-providers/routes';
 import { jobRoutes } from '../modules/jobs/routes';
 import { notificationRoutes } from '../modules/notifications/routes';
 import { platformRoutes } from '../modules/platform/routes';
+import { previewRoutes } from '../modules/previews/routes';
 import { projectRoutes } from '../modules/projects/routes';
 import { settingsRoutes } from '../modules/settings/routes';
 import { userRoutes } from '../modules/users/routes';
@@ -28,6 +29,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   cronRoutes,
   gitProviderRoutes,
   webhookRoutes,
+  previewRoutes,
   apiKeyRoutes,
   settingsRoutes,
   auditRoutes,

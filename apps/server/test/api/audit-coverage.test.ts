@@ -765,6 +765,28 @@ const CASES: Record<string, Case> = {
       };
     },
   },
+  'POST /api/projects/{id}/previews/{environment_id}/approve': {
+    action: 'projects.previews.approve',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      // A fork's pull request waiting for approval, as its webhook leaves it.
+      const { rows } = await platform.ctx.pool.query<{ id: number }>(
+        `INSERT INTO environments (project_id, name, slug, branch, pr_number, pr_title, pr_head_sha, pr_from_fork, pr_state)
+         VALUES ($1, 'PR #5', 'pr-5', 'main', 5, 'From a fork', $2, true, 'awaiting_approval') RETURNING id`,
+        [project.id, await repo.head()],
+      );
+      const environmentId = rows[0]?.id ?? 0;
+      return {
+        path: `/projects/${project.id}/previews/${environmentId}/approve`,
+        token: admin,
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, environment_id: environmentId },
+      };
+    },
+  },
   'POST /api/projects/{id}/environments': {
     action: 'projects.environments.create',
     targetType: 'project',

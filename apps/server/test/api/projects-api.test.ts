@@ -159,6 +159,7 @@ describe('POST /api/projects', () => {
       output_directory: null,
       port: null,
       automatic_deploy: true,
+      previews_enabled: false,
       repository: null,
       url: hostUrl('marketing-site'),
       environments: [

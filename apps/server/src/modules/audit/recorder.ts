@@ -43,6 +43,7 @@ const VERB_SEGMENTS = new Set([
   'trigger-pipeline',
   'rollback',
   'update-token',
+  'approve',
 ]);
 const SECRET_KEY = /pass(word)?|secret|token|api_?key|^code$|webhook|credential|private|authorization|cookie/i;
 /** Singular names for the target of a route, by its first path segment. */

@@ -349,8 +349,8 @@ export async function runCronExecution(ctx: AppContext, execution: CronExecution
   try {
     if (!job) throw new Error('The cron job was deleted');
     const [environment] = await ctx.db
-      .execute<{ project_id: number; slug: string; is_production: boolean; name: string }>(
-        sql`SELECT project_id, slug, is_production, name FROM environments WHERE id = ${job.environmentId}`,
+      .execute<{ project_id: number; slug: string; is_production: boolean; name: string; host_label: string | null }>(
+        sql`SELECT project_id, slug, is_production, name, host_label FROM environments WHERE id = ${job.environmentId}`,
       )
       .then((result) => result.rows);
     if (!environment) throw new Error('The environment is gone');
@@ -358,7 +358,11 @@ export async function runCronExecution(ctx: AppContext, execution: CronExecution
     projectName = project.name;
     projectId = project.id;
     environmentName = environment.name;
-    const [host] = await environmentHosts(ctx, project.slug, { slug: environment.slug, isProduction: environment.is_production });
+    const [host] = await environmentHosts(ctx, project.slug, {
+      slug: environment.slug,
+      isProduction: environment.is_production,
+      hostLabel: environment.host_label,
+    });
     const answer = await callThroughEdge(ctx.edge.port(), host as string, job.path);
     statusCode = answer.statusCode;
     body = answer.body;

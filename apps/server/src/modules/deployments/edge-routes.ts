@@ -13,6 +13,7 @@ type ServingRow = {
   environment_id: number;
   environment_slug: string;
   is_production: boolean;
+  host_label: string | null;
   deployment_id: number | null;
   status: string | null;
   plan: BuildPlan | null;
@@ -52,7 +53,7 @@ export async function publishRoutes(ctx: AppContext, options: { waitMs?: number 
   const version = await publishRouteTable(ctx.pool, async (client) => {
     const { rows } = await client.query<ServingRow>(
       `SELECT p.id AS project_id, p.slug AS project_slug, e.id AS environment_id, e.slug AS environment_slug,
-              e.is_production, d.id AS deployment_id, d.status, d.plan, d.runtime, d.artifact_dir,
+              e.is_production, e.host_label, d.id AS deployment_id, d.status, d.plan, d.runtime, d.artifact_dir,
               EXISTS (SELECT 1 FROM deployments q WHERE q.environment_id = e.id AND q.status IN ('queued', 'building', 'deploying')) AS building
        FROM environments e
        JOIN projects p ON p.id = e.project_id
@@ -64,6 +65,7 @@ export async function publishRoutes(ctx: AppContext, options: { waitMs?: number 
       const hosts = await environmentHosts(ctx, row.project_slug, {
         slug: row.environment_slug,
         isProduction: row.is_production,
+        hostLabel: row.host_label,
       });
       for (const host of hosts) {
         routes.push({

@@ -22,10 +22,10 @@ import type { RunningDeployment } from '../../engine/runtime/driver';
 import { JobCancelledError, type RunningJob } from '../../jobs';
 import { shellQuote } from '../../lib/shell';
 import { syncLaunchbayCrons } from '../crons/service';
-import { environmentValues } from '../env-vars/service';
+import { environmentValues, previewValues } from '../env-vars/service';
 import { environments } from '../environments/schema';
-import { type EnvironmentRow, getEnvironmentRow } from '../environments/service';
-import { projectFetchCredentials } from '../git-providers/service';
+import { type EnvironmentRow, environmentUrl, getEnvironmentRow, productionEnvironmentId } from '../environments/service';
+import { projectFetchCredentials, reportCommitStatus } from '../git-providers/service';
 import { publishAlert } from '../notifications/service';
 import { getProjectRow, type ProjectRow } from '../projects/service';
 import { getSettings } from '../settings/service';
@@ -261,7 +261,10 @@ async function build(
   const appDir = path.join(dirs.app, project.rootDirectory === '.' ? '' : project.rootDirectory);
   if (!fs.existsSync(appDir))
     throw new Error(`The root directory ${project.rootDirectory} does not exist in commit ${commit.sha.slice(0, 7)}`);
-  const userEnv = await environmentValues(ctx, project.id, environment.id);
+  const userEnv =
+    environment.prNumber === null
+      ? await environmentValues(ctx, project.id, environment.id)
+      : await previewValues(ctx, project.id, environment.id, await productionEnvironmentId(ctx, project.id));
   const plan = await reporter.step(
     'configure',
     async () => {
@@ -547,6 +550,15 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
       reporter.log(`Could not prune old builds: ${error.message}`, 'system'),
     );
     reporter.log(`Ready: ${plan.kind === 'static' ? 'static site' : 'app'} deployed`, 'system');
+    const readySha = await getDeploymentCommit(ctx, deploymentId);
+    if (environment.prNumber !== null && readySha) {
+      const url = await environmentUrl(ctx, project.slug, environment);
+      await reportCommitStatus(ctx, project, readySha, {
+        state: 'success',
+        description: `Preview ready at ${url}`,
+        targetUrl: url,
+      });
+    }
   } catch (error) {
     if (job.signal.aborted && !job.cancelled) throw error; // the node is stopping: the job runs again elsewhere
     const cancelled = job.cancelled || error instanceof JobCancelledError || error instanceof SupersededError;
@@ -557,6 +569,13 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
     reporter.log(`${status === 'cancelled' ? 'Cancelled' : 'Failed'}: ${message}`, 'system');
     if (started) await ctx.runtime.stop(deploymentId, { graceMs: 2000 }).catch(() => undefined);
     await ctx.db.update(deployments).set({ runtime: null }).where(eq(deployments.id, deploymentId));
+    const sha = (await getDeploymentCommit(ctx, deploymentId)) ?? row.requestedCommit;
+    if (environment.prNumber !== null && sha && !cancelled) {
+      await reportCommitStatus(ctx, project, sha, {
+        state: 'failure',
+        description: `The preview failed: ${message}`.slice(0, 140),
+      });
+    }
     if (!cancelled) {
       await publishAlert(ctx, {
         type: crashed ? 'deployment_failed' : 'build_error',
@@ -580,4 +599,9 @@ export async function otherDeploymentsOf(ctx: AppContext, environmentId: number,
     .select()
     .from(deployments)
     .where(and(eq(deployments.environmentId, environmentId), ne(deployments.id, exceptId)));
+}
+
+async function getDeploymentCommit(ctx: AppContext, deploymentId: number): Promise<string | null> {
+  const [row] = await ctx.db.select({ sha: deployments.commitSha }).from(deployments).where(eq(deployments.id, deploymentId));
+  return row?.sha ?? null;
 }

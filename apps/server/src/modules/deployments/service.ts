@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { Deployment, DeploymentStatus } from '@launchbay/contract';
-import { and, asc, count, desc, eq, gt, inArray, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, or, type SQL, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { cancelJob, enqueue } from '../../jobs';
 import { conflict, notFound } from '../../lib/errors';
@@ -259,7 +259,7 @@ export async function startDeployment(
   options: {
     project: ProjectRow;
     environment: EnvironmentRow;
-    trigger: 'create' | 'manual' | 'redeploy' | 'rollback' | 'env_change' | 'git_push' | 'webhook' | 'poll';
+    trigger: 'create' | 'manual' | 'redeploy' | 'rollback' | 'env_change' | 'git_push' | 'webhook' | 'poll' | 'preview';
     commit?: string | null;
     branch?: string;
     source?: DeploymentRow;
@@ -359,11 +359,21 @@ export async function activeDeploymentIds(ctx: AppContext, projectId: number): P
  * project whose deployments are cancelled, which a second DELETE finishes.
  */
 export async function releaseProjectDeployments(ctx: AppContext, projectId: number): Promise<void> {
-  const rows = await ctx.db.select().from(deployments).where(eq(deployments.projectId, projectId));
+  await releaseDeployments(ctx, eq(deployments.projectId, projectId), 'The project was deleted');
+  fs.rmSync(projectCacheDir(ctx.config.dataDir, projectId), { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+}
+
+/** The same for one environment that goes (a closed pull request's preview). */
+export async function releaseEnvironmentDeployments(ctx: AppContext, environmentId: number, reason: string): Promise<void> {
+  await releaseDeployments(ctx, eq(deployments.environmentId, environmentId), reason);
+}
+
+async function releaseDeployments(ctx: AppContext, where: SQL, reason: string): Promise<void> {
+  const rows = await ctx.db.select().from(deployments).where(where);
   const jobIds: number[] = [];
   for (const row of rows) {
     if (ACTIVE_STATUSES.includes(row.status as DeploymentStatus)) {
-      await transition(ctx, row.id, 'cancelled', { error: 'The project was deleted' });
+      await transition(ctx, row.id, 'cancelled', { error: reason });
     }
     if (row.jobId) {
       jobIds.push(row.jobId);
@@ -383,5 +393,4 @@ export async function releaseProjectDeployments(ctx: AppContext, projectId: numb
   for (const row of rows) await ctx.runtime.stop(row.id, { graceMs: 5000 });
   const remove = (dir: string) => fs.rmSync(dir, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
   for (const row of rows) remove(deploymentDirs(ctx.config.dataDir, row.id).root);
-  remove(projectCacheDir(ctx.config.dataDir, projectId));
 }

@@ -38,6 +38,7 @@ export async function listEnvVars(ctx: AppContext, projectId: number): Promise<E
     key: row.key,
     value: MASKED_VALUE,
     environment_ids: scoped.get(row.id) ?? [],
+    include_in_previews: row.includeInPreviews,
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
   }));
@@ -45,8 +46,10 @@ export async function listEnvVars(ctx: AppContext, projectId: number): Promise<E
 
 /** The environments a variable is for: those named (each must belong to the project), or all of them. */
 async function resolveScope(ctx: AppContext, projectId: number, requested: number[] | undefined): Promise<number[]> {
-  const all = (await listEnvironmentRows(ctx, projectId)).map((env) => env.id);
-  if (requested === undefined) return all;
+  const rows = await listEnvironmentRows(ctx, projectId);
+  const all = rows.map((env) => env.id);
+  // "Every environment" means the lasting ones: a preview gets only what is marked for previews (or set on it).
+  if (requested === undefined) return rows.filter((env) => env.prNumber === null).map((env) => env.id);
   const unknown = requested.filter((id) => !all.includes(id));
   if (unknown.length > 0) {
     throw badRequest(`Environment ${unknown.join(', ')} is not an environment of this project`, [
@@ -94,6 +97,7 @@ async function present(ctx: AppContext, row: typeof envVars.$inferSelect): Promi
     key: row.key,
     value: MASKED_VALUE,
     environment_ids: (await scopes(ctx, [row.id])).get(row.id) ?? [],
+    include_in_previews: row.includeInPreviews,
     created_at: toIso(row.createdAt),
     updated_at: toIso(row.updatedAt),
   };
@@ -104,7 +108,12 @@ export async function createEnvVar(ctx: AppContext, projectId: number, input: Cr
   await assertNoOverlap(ctx, projectId, input.key, environmentIds);
   const [row] = await ctx.db
     .insert(envVars)
-    .values({ projectId, key: input.key, valueSealed: ctx.box.seal(input.value) })
+    .values({
+      projectId,
+      key: input.key,
+      valueSealed: ctx.box.seal(input.value),
+      includeInPreviews: input.include_in_previews ?? false,
+    })
     .returning();
   if (!row) throw new Error('the variable was not created');
   await ctx.db.insert(envVarEnvironments).values(environmentIds.map((environmentId) => ({ envVarId: row.id, environmentId })));
@@ -121,7 +130,12 @@ export async function updateEnvVar(ctx: AppContext, projectId: number, id: numbe
   await assertNoOverlap(ctx, projectId, key, environmentIds, id);
   const [updated] = await ctx.db
     .update(envVars)
-    .set({ key, ...(input.value !== undefined ? { valueSealed: ctx.box.seal(input.value) } : {}), updatedAt: new Date() })
+    .set({
+      key,
+      ...(input.value !== undefined ? { valueSealed: ctx.box.seal(input.value) } : {}),
+      ...(input.include_in_previews !== undefined ? { includeInPreviews: input.include_in_previews } : {}),
+      updatedAt: new Date(),
+    })
     .where(eq(envVars.id, id))
     .returning();
   if (input.environment_ids !== undefined) {
@@ -169,4 +183,36 @@ export async function environmentValues(
     .innerJoin(envVarEnvironments, eq(envVarEnvironments.envVarId, envVars.id))
     .where(and(eq(envVars.projectId, projectId), eq(envVarEnvironments.environmentId, environmentId)));
   return Object.fromEntries(rows.map((row) => [row.key, ctx.box.open(row.valueSealed)]));
+}
+
+/**
+ * What a pull-request preview runs with: only the variables marked for previews (production
+ * secrets stay out unless someone marks them), the one set for production winning where a key
+ * has several values, and whatever was set on the preview environment itself over those.
+ */
+export async function previewValues(
+  ctx: AppContext,
+  projectId: number,
+  previewEnvironmentId: number,
+  productionEnvironmentId: number | null,
+): Promise<Record<string, string>> {
+  const marked = await ctx.db
+    .select({
+      key: envVars.key,
+      valueSealed: envVars.valueSealed,
+      environmentId: envVarEnvironments.environmentId,
+      id: envVars.id,
+    })
+    .from(envVars)
+    .leftJoin(envVarEnvironments, eq(envVarEnvironments.envVarId, envVars.id))
+    .where(and(eq(envVars.projectId, projectId), eq(envVars.includeInPreviews, true)));
+  const values: Record<string, string> = {};
+  const fromProduction = new Set<string>();
+  for (const row of marked.sort((a, b) => a.id - b.id)) {
+    const isProduction = row.environmentId !== null && row.environmentId === productionEnvironmentId;
+    if (fromProduction.has(row.key) && !isProduction) continue;
+    values[row.key] = ctx.box.open(row.valueSealed);
+    if (isProduction) fromProduction.add(row.key);
+  }
+  return { ...values, ...(await environmentValues(ctx, projectId, previewEnvironmentId)) };
 }

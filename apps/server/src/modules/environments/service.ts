@@ -16,9 +16,9 @@ export type EnvironmentRow = typeof environments.$inferSelect;
 export async function environmentHosts(
   ctx: AppContext,
   projectSlug: string,
-  environment: Pick<EnvironmentRow, 'slug' | 'isProduction'>,
+  environment: Pick<EnvironmentRow, 'slug' | 'isProduction' | 'hostLabel'>,
 ): Promise<string[]> {
-  const label = environment.isProduction ? projectSlug : `${projectSlug}-${environment.slug}`;
+  const label = environment.hostLabel ?? (environment.isProduction ? projectSlug : `${projectSlug}-${environment.slug}`);
   const settings = await getSettings(ctx);
   const hosts = [`${label}.localhost`];
   if (settings.base_domain) hosts.push(`${label}.${settings.base_domain}`);
@@ -29,7 +29,7 @@ export async function environmentHosts(
 export async function environmentUrl(
   ctx: AppContext,
   projectSlug: string,
-  environment: Pick<EnvironmentRow, 'slug' | 'isProduction'>,
+  environment: Pick<EnvironmentRow, 'slug' | 'isProduction' | 'hostLabel'>,
 ): Promise<string> {
   const settings = await getSettings(ctx);
   const hosts = await environmentHosts(ctx, projectSlug, environment);
@@ -99,4 +99,10 @@ export async function createEnvironmentRow(
   const [row] = await ctx.db.insert(environments).values(values).returning();
   if (!row) throw new Error('the environment was not created');
   return row;
+}
+
+/** The id of the project's production environment, or null when it has none. */
+export async function productionEnvironmentId(ctx: AppContext, projectId: number): Promise<number | null> {
+  const rows = await listEnvironmentRows(ctx, projectId);
+  return rows.find((env) => env.isProduction)?.id ?? null;
 }

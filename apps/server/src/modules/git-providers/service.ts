@@ -663,3 +663,24 @@ export async function removeProjectWebhook(ctx: AppContext, project: WebhookProj
     throw error;
   }
 }
+
+/**
+ * Posts a commit status on the project's repository (a preview's state and address on its pull
+ * request). Best effort: a host that refuses (a token without the scope) never fails the deploy.
+ */
+export async function reportCommitStatus(
+  ctx: AppContext,
+  project: WebhookProject,
+  sha: string,
+  status: { state: 'pending' | 'success' | 'failure' | 'error'; description: string; targetUrl?: string },
+): Promise<boolean> {
+  try {
+    const host = await projectHost(ctx, project);
+    if (!host) return false;
+    await host.client.setCommitStatus(host.ref, sha, { ...status, context: 'launchbay/preview' });
+    return true;
+  } catch (error) {
+    if (error instanceof GitHostError || error instanceof HttpError) return false;
+    throw error;
+  }
+}

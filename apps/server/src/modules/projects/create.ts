@@ -215,6 +215,7 @@ export async function projectDetail(ctx: AppContext, project: ProjectRow): Promi
     output_directory: project.outputDirectory,
     port: project.port,
     automatic_deploy: project.automaticDeploy,
+    previews_enabled: project.previewsEnabled,
     repository: await projectRepository(ctx, project),
     url: production ? await environmentUrl(ctx, project.slug, production) : '',
     environments: await Promise.all(envs.map((env) => toEnvironment(ctx, project.slug, env))),

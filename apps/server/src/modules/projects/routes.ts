@@ -27,7 +27,7 @@ const projectSettingsSchema = z
   .object({ name: z.string().trim().min(1, 'Name is required').max(100, 'At most 100 characters').optional() })
   .refine((body) => Object.keys(body).length > 0, 'Nothing to update');
 const deploymentConfigSchema = buildSettingsSchema
-  .extend({ automatic_deploy: z.boolean().optional() })
+  .extend({ automatic_deploy: z.boolean().optional(), previews_enabled: z.boolean().optional() })
   .refine((body) => Object.keys(body).length > 0, 'Nothing to update');
 const presetSchema = z.object({
   slug: z.string(),
@@ -182,6 +182,7 @@ export async function projectRoutes(app: App, ctx: AppContext) {
           ...(b.output_directory !== undefined ? { outputDirectory: b.output_directory } : {}),
           ...(b.port !== undefined ? { port: b.port } : {}),
           ...(b.automatic_deploy !== undefined ? { automaticDeploy: b.automatic_deploy } : {}),
+          ...(b.previews_enabled !== undefined ? { previewsEnabled: b.previews_enabled } : {}),
           updatedAt: new Date(),
         })
         .where(eq(projects.id, project.id))

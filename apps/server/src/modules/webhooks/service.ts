@@ -11,6 +11,7 @@ import type { AppContext } from '../../context';
 import { notFound, unauthorized } from '../../lib/errors';
 import { startDeployment } from '../deployments/service';
 import { listEnvironmentRows } from '../environments/service';
+import { handlePullRequest, type PullRequestEvent } from '../previews/service';
 import type { ProjectRow } from '../projects/service';
 import { webhookDeliveries } from './schema';
 
@@ -153,12 +154,21 @@ async function decide(ctx: AppContext, project: ProjectRow, verified: Verified):
   const isPush = verified.event === 'push' || verified.event === 'Push Hook';
   if (verified.event === 'ping')
     return { outcome: 'ignored', detail: 'GitHub checked the webhook (ping)', ref: null, sha: null, action: null };
+  if (verified.event === 'pull_request' || verified.event === 'Merge Request Hook') {
+    const event = verified.providerType === 'github' ? githubPullRequest(payload) : gitlabMergeRequest(payload);
+    if (!event)
+      return { outcome: 'ignored', detail: 'The pull request payload could not be read', ref: null, sha: null, action: null };
+    const decision = await handlePullRequest(ctx, project, event);
+    return { ...decision, ref: `refs/heads/${event.headRef}`, sha: event.headSha, action: event.action };
+  }
   if (!isPush) {
-    const detail =
-      verified.event === 'pull_request' || verified.event === 'Merge Request Hook'
-        ? 'Pull request previews are not available yet: nothing was deployed'
-        : `The ${verified.event} event does not deploy anything`;
-    return { outcome: 'ignored', detail, ref: null, sha: null, action: str(payload.action) };
+    return {
+      outcome: 'ignored',
+      detail: `The ${verified.event} event does not deploy anything`,
+      ref: null,
+      sha: null,
+      action: str(payload.action),
+    };
   }
   const ref = str(payload.ref);
   const after = str(payload.after);
@@ -245,4 +255,61 @@ export async function listDeliveries(ctx: AppContext, projectId: number, limit =
 export function webhookSecret(ctx: AppContext, project: ProjectRow): string {
   if (!project.webhookSecretSealed) throw notFound(`Project ${project.id} takes no webhooks`);
   return ctx.box.open(project.webhookSecretSealed);
+}
+
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
+
+const GITHUB_UPDATES = new Set(['opened', 'reopened', 'synchronize', 'ready_for_review']);
+
+/** A GitHub `pull_request` delivery; from a fork when its head repository is not the base one (or is gone). */
+function githubPullRequest(payload: Record<string, unknown>): PullRequestEvent | null {
+  const pr = record(payload.pull_request);
+  const number = typeof payload.number === 'number' ? payload.number : typeof pr.number === 'number' ? pr.number : null;
+  const action = str(payload.action) ?? '';
+  const head = record(pr.head);
+  const headRepo = str(record(head.repo).full_name);
+  const baseRepo = str(record(record(pr.base).repo).full_name);
+  if (number === null) return null;
+  return {
+    kind: action === 'closed' ? 'close' : GITHUB_UPDATES.has(action) ? 'update' : action === 'edited' ? 'edit' : 'other',
+    action,
+    number,
+    title: str(pr.title) ?? `#${number}`,
+    url: str(pr.html_url),
+    author: str(record(pr.user).login),
+    headRef: str(head.ref) ?? `pull/${number}`,
+    headSha: str(head.sha),
+    headRepo,
+    fromFork: headRepo === null || headRepo !== baseRepo,
+  };
+}
+
+/** A GitLab `Merge Request Hook`: an `update` with `oldrev` brought new commits, one without only changed the description. */
+function gitlabMergeRequest(payload: Record<string, unknown>): PullRequestEvent | null {
+  const attributes = record(payload.object_attributes);
+  const number = typeof attributes.iid === 'number' ? attributes.iid : null;
+  const action = str(attributes.action) ?? '';
+  if (number === null) return null;
+  const kind =
+    action === 'close' || action === 'merge'
+      ? 'close'
+      : action === 'open' || action === 'reopen' || (action === 'update' && attributes.oldrev)
+        ? 'update'
+        : action === 'update'
+          ? 'edit'
+          : 'other';
+  const source = record(attributes.source);
+  return {
+    kind,
+    action,
+    number,
+    title: str(attributes.title) ?? `!${number}`,
+    url: str(attributes.url),
+    author: str(record(payload.user).username),
+    headRef: str(attributes.source_branch) ?? `merge-requests/${number}`,
+    headSha: str(record(attributes.last_commit).id),
+    headRepo: str(source.path_with_namespace),
+    fromFork: attributes.source_project_id !== attributes.target_project_id,
+  };
 }
