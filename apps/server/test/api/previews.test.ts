@@ -286,3 +286,84 @@ describe('pull-request previews', () => {
     expect((await api.call('GET', '/projects/999999/previews', { token: admin })).status).toBe(404);
   });
 });
+
+describe('GitLab merge requests', () => {
+  it('a merge request opened deploys its preview, an update without new commits builds nothing, merged removes it', async () => {
+    const gitlab = await startGitHostStandIn({ kind: 'gitlab', token: 'glpat-previews-1', login: 'lab-user' });
+    try {
+      const notes = await gitlab.createRepo('lab-user/notes', { 'index.html': '<p>main</p>' });
+      const added = await api.call<GitProvider>('POST', '/git-providers/gitlab/pat', {
+        token: admin,
+        body: { name: 'GitLab previews', token: gitlab.token, base_url: gitlab.baseUrl },
+      });
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+      const repository = await api.call<Repository>('GET', '/repositories/lab-user/notes', { token: admin });
+      const created = await api.call<ProjectDetail>('POST', '/projects', {
+        token: admin,
+        body: { name: 'Notes', repository_id: repository.body.id, branch: 'main' },
+      });
+      expect(created.status).toBe(201);
+      await api.call('PATCH', `/projects/${created.body.id}/deployment-config`, {
+        token: admin,
+        body: { previews_enabled: true },
+      });
+      const token = gitlab.hooks.find((h) => h.repo === 'lab-user/notes')?.token ?? '';
+      const sha = await notes.commit({ 'index.html': '<p>merge request 5</p>' }, 'MR work', { branch: 'mr-work' });
+      // GitLab's documented merge request event, with the fields the platform reads.
+      const mergeRequest = (action: string, extra: Record<string, unknown> = {}) => ({
+        object_kind: 'merge_request',
+        event_type: 'merge_request',
+        user: { username: 'lab-user', name: 'Lab User' },
+        project: { id: 1, path_with_namespace: 'lab-user/notes' },
+        object_attributes: {
+          iid: 5,
+          title: 'Better notes',
+          url: `${gitlab.baseUrl}/lab-user/notes/-/merge_requests/5`,
+          action,
+          state: action === 'merge' ? 'merged' : 'opened',
+          source_branch: 'mr-work',
+          target_branch: 'main',
+          source_project_id: 1,
+          target_project_id: 1,
+          source: { path_with_namespace: 'lab-user/notes' },
+          last_commit: { id: sha, message: 'MR work' },
+          ...extra,
+        },
+      });
+      const deliver = async (payload: unknown) => {
+        const response = await fetch(`${platform.url}/webhooks/git/${created.body.id}`, {
+          method: 'POST',
+          headers: {
+            'content-type': 'application/json',
+            'x-gitlab-event': 'Merge Request Hook',
+            'x-gitlab-token': token,
+            'x-gitlab-event-uuid': crypto.randomUUID(),
+          },
+          body: JSON.stringify(payload),
+        });
+        return (await response.json()) as { outcome: string; deployment_id: number | null };
+      };
+      const opened = await deliver(mergeRequest('open'));
+      expect(opened.outcome).toBe('deployed');
+      const deployment = await waitUntil(
+        async () => {
+          const read = await api.call<Deployment>('GET', `/projects/${created.body.id}/deployments/${opened.deployment_id}`, {
+            token: admin,
+          });
+          return ['ready', 'failed'].includes(read.body.status) ? read.body : null;
+        },
+        'the merge request preview',
+        60_000,
+      );
+      expect(deployment).toMatchObject({ status: 'ready', commit_sha: sha });
+      expect((await viaEdge('pr-5-notes.localhost')).body).toContain('merge request 5');
+      expect((await deliver(mergeRequest('update'))).outcome).toBe('ignored');
+      expect((await deliver(mergeRequest('merge'))).outcome).toBe('removed');
+      const list = await api.call<PreviewList>('GET', `/projects/${created.body.id}/previews`, { token: admin });
+      expect(list.body.previews).toEqual([]);
+      await api.call('DELETE', `/projects/${created.body.id}`, { token: admin });
+    } finally {
+      await gitlab.close();
+    }
+  });
+});
