@@ -315,6 +315,16 @@ describe('repositories, the live preset and projects from a provider', () => {
     const site = await api.call<Repository>('GET', '/repositories/octo-user/site', { token: admin });
     expect(site.status).toBe(200);
     expect(site.body).toMatchObject({ connection_id: connectionId, description: 'The marketing site', default_branch: 'main' });
+    // Read from the host now; while the host is down, the last synced copy.
+    expect(github.requests.some((r) => r.method === 'GET' && r.path === '/api/v3/repos/octo-user/site')).toBe(true);
+    github.failApiWith(503);
+    try {
+      const cached = await api.call<Repository>('GET', '/repositories/octo-user/site', { token: admin });
+      expect(cached.status).toBe(200);
+      expect(cached.body.full_name).toBe('octo-user/site');
+    } finally {
+      github.failApiWith(null);
+    }
     const hosted = (await github.createRepo('octo-user/branchy', { 'index.html': 'one' })) ?? null;
     await hosted.addBranch('feature/login');
     await api.call('POST', `/git-connections/${connectionId}/sync`, { token: user.token });

@@ -41,6 +41,7 @@ import {
   listConnections,
   listProviders,
   listRepositories,
+  refreshRepository,
   syncRepositories,
   toProvider,
   toRepository,
@@ -280,7 +281,8 @@ export async function gitProviderRoutes(app: App, ctx: AppContext) {
     {
       schema: {
         tags: ['git'],
-        summary: 'A connected repository by its name on the host (a GitLab subgroup path is one URL-encoded owner)',
+        summary:
+          'A connected repository by its name, as the host describes it now (a GitLab subgroup path is one URL-encoded owner)',
         params: repoParams,
         querystring: connectionQuery,
         response: { 200: repositorySchema },
@@ -288,7 +290,8 @@ export async function gitProviderRoutes(app: App, ctx: AppContext) {
     },
     async (request) => {
       const { owner, name } = request.params;
-      return toRepository(await findRepositoryRow(ctx, `${owner}/${name}`, request.query.connection_id));
+      const row = await findRepositoryRow(ctx, `${owner}/${name}`, request.query.connection_id);
+      return toRepository(await refreshRepository(ctx, row));
     },
   );
 

@@ -684,3 +684,36 @@ export async function reportCommitStatus(
     throw error;
   }
 }
+
+/**
+ * A repository as the host describes it now (default branch, visibility, description), kept in the
+ * synced list too. A host that is down answers the last synced copy; one that no longer has it, 404.
+ */
+export async function refreshRepository(ctx: AppContext, row: RepositoryRow): Promise<RepositoryRow> {
+  const { client } = await repositoryHost(ctx, row);
+  let fresh: HostRepository;
+  try {
+    fresh = await client.getRepository(row.fullName);
+  } catch (error) {
+    if (error instanceof GitHostError && error.kind === 'not_found')
+      throw notFound(`${row.fullName} is not on the host any more`);
+    if (error instanceof GitHostError && (error.kind === 'unreachable' || error.kind === 'host')) return row;
+    throw hostFailure(error);
+  }
+  const [updated] = await ctx.db
+    .update(repositories)
+    .set({
+      owner: fresh.owner,
+      name: fresh.name,
+      fullName: fresh.fullName,
+      description: fresh.description,
+      defaultBranch: fresh.defaultBranch,
+      private: fresh.private,
+      cloneUrl: fresh.cloneUrl,
+      htmlUrl: fresh.htmlUrl,
+      pushedAt: fresh.pushedAt,
+    })
+    .where(eq(repositories.id, row.id))
+    .returning();
+  return updated ?? row;
+}
