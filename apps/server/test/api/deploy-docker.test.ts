@@ -1,5 +1,4 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { edgePaths, readEdgeState } from '@launchbay/edge-protocol';
@@ -9,6 +8,7 @@ import { dockerOwnerFilter } from '../../src/engine/runtime/docker/driver';
 import { DockerEngine } from '../../src/engine/runtime/docker/engine-api';
 import { apiClient } from '../helpers/api';
 import { type ChildPlatform, cleanUpChildren, ensureBuilt, startChildPlatform } from '../helpers/child-platform';
+import { getThroughEdge } from '../helpers/edge';
 
 /**
  * The whole pipeline under RUNTIME_DRIVER=docker: built on the host as under the process driver,
@@ -48,22 +48,8 @@ afterAll(async () => {
   await engine?.stop();
 });
 
-function get(port: number, host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get(
-      { host: '127.0.0.1', port, path: '/', headers: { host }, agent: false, timeout: 5000 },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      },
-    );
-    request.on('timeout', () => request.destroy(new Error('timeout')));
-    request.on('error', reject);
-  });
+function get(port: number, host: string) {
+  return getThroughEdge(port, host);
 }
 
 const SERVER_JS = `

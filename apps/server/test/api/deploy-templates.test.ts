@@ -1,10 +1,10 @@
 import fs from 'node:fs';
-import http from 'node:http';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { type GitServer, startGitServer } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { type Api, apiClient } from '../helpers/api';
+import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
 /**
@@ -49,21 +49,8 @@ function template(name: string): Record<string, string> {
   return files;
 }
 
-function viaEdge(host: string, urlPath = '/'): Promise<{ status: number; body: string; type: string }> {
-  return new Promise((resolve, reject) => {
-    http
-      .get({ host: '127.0.0.1', port: platform.ctx.edge.port(), path: urlPath, headers: { host }, agent: false }, (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () =>
-          resolve({ status: response.statusCode ?? 0, body, type: String(response.headers['content-type']) }),
-        );
-      })
-      .on('error', reject);
-  });
+function viaEdge(host: string, urlPath = '/') {
+  return getThroughEdge(platform.ctx.edge.port(), host, { path: urlPath });
 }
 
 async function deploy(

@@ -1,7 +1,7 @@
-import http from 'node:http';
 import { type GitServer, startGitServer } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
+import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 import { waitForPipelines } from '../helpers/projects';
 
@@ -54,26 +54,8 @@ async function stepsOf(projectId: number, deploymentId: number): Promise<Step[]>
 }
 
 /** A request through the edge for a host, as a browser resolving `{slug}.localhost` would send it. */
-async function viaEdge(
-  host: string,
-  path = '/',
-  headers: Record<string, string> = {},
-): Promise<{ status: number; body: string }> {
-  // node:http, not fetch: fetch may not send a Host header of the caller's choosing.
-  return new Promise((resolve, reject) => {
-    const request = http.get(
-      { host: '127.0.0.1', port: edgePort(), path, headers: { ...headers, host }, agent: false },
-      (response) => {
-        let body = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          body += chunk;
-        });
-        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-      },
-    );
-    request.on('error', reject);
-  });
+function viaEdge(host: string, path = '/', headers: Record<string, string> = {}) {
+  return getThroughEdge(edgePort(), host, { path, headers });
 }
 
 async function waitForDeployment(

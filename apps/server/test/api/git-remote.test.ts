@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, apiClient } from '../helpers/api';
 import { createKey } from '../helpers/audit';
+import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
 /**
@@ -53,22 +53,8 @@ function remote(slug: string, key: string): string {
   return `http://push:${encodeURIComponent(key)}@${url.host}/git/${slug}.git`;
 }
 
-function viaEdge(host: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    http
-      .get(
-        { host: '127.0.0.1', port: platform.ctx.edge.port(), path: '/', headers: { host }, agent: false, timeout: 5000 },
-        (res) => {
-          let body = '';
-          res.setEncoding('utf8');
-          res.on('data', (chunk: string) => {
-            body += chunk;
-          });
-          res.on('end', () => resolve(body));
-        },
-      )
-      .on('error', reject);
-  });
+async function viaEdge(host: string): Promise<string> {
+  return (await getThroughEdge(platform.ctx.edge.port(), host)).body;
 }
 
 async function commit(dir: string, files: Record<string, string>, message: string): Promise<string> {

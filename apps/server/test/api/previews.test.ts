@@ -1,10 +1,10 @@
 import crypto from 'node:crypto';
-import http from 'node:http';
 import type { Deployment, GitProvider, Preview, ProjectDetail, Repository } from '@launchbay/contract';
 import { type GitHostStandIn, startGitHostStandIn, type TestRepo, waitUntil } from '@launchbay/testkit';
 import webhookExamples from '@octokit/webhooks-examples';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
+import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
 /**
@@ -34,18 +34,8 @@ const PACKAGE_JSON = JSON.stringify({ name: 'shop', scripts: { start: 'node serv
 
 const edgePort = () => platform.ctx.edge.port();
 
-function viaEdge(host: string): Promise<{ status: number; body: string }> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port: edgePort(), path: '/', headers: { host }, agent: false }, (response) => {
-      let body = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        body += chunk;
-      });
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
-    });
-    request.on('error', reject);
-  });
+function viaEdge(host: string) {
+  return getThroughEdge(edgePort(), host);
 }
 
 function pullRequest(
