@@ -54,6 +54,23 @@ export type PlatformSettings = z.infer<typeof platformSettingsSchema>;
 /** The preview address template's default: pull request 42 of `shop` is served at `pr-42-shop`. */
 export const DEFAULT_PREVIEW_ADDRESS_TEMPLATE = 'pr-{number}-{project}';
 
+/**
+ * A pull-request preview's address label from the template: `pr-{number}-{project}` with 42 and
+ * `shop` gives `pr-42-shop`, always a valid DNS label. The server serves previews there; the
+ * console shows the same label as an example.
+ */
+export function previewAddressLabel(template: string, prNumber: number, projectSlug: string): string {
+  const label = template
+    .replaceAll('{number}', String(prNumber))
+    .replaceAll('{project}', projectSlug)
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .replace(/-+/g, '-')
+    .slice(0, 63)
+    .replace(/^-+|-+$/g, '');
+  return label || `pr-${prNumber}`;
+}
+
 export const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/directory';
 
 export const updateSettingsRequestSchema = platformSettingsSchema

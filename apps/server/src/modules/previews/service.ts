@@ -5,7 +5,7 @@
  * before anything builds (its code would run with those vars), and again after each new commit.
  * Closing or merging it stops the preview and removes its environment, builds and logs.
  */
-import type { Preview, PreviewState } from '@launchbay/contract';
+import { type Preview, type PreviewState, previewAddressLabel } from '@launchbay/contract';
 import { and, desc, eq, isNotNull } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { conflict, notFound } from '../../lib/errors';
@@ -39,19 +39,6 @@ export type PreviewDecision = {
   detail: string;
   deploymentId?: number | null;
 };
-
-/** The preview's address label from the template: `pr-{number}-{project}` → `pr-42-shop`, a valid DNS label. */
-export function previewLabel(template: string, prNumber: number, projectSlug: string): string {
-  const label = template
-    .replaceAll('{number}', String(prNumber))
-    .replaceAll('{project}', projectSlug)
-    .toLowerCase()
-    .replace(/[^a-z0-9-]+/g, '-')
-    .replace(/-+/g, '-')
-    .slice(0, 63)
-    .replace(/^-+|-+$/g, '');
-  return label || `pr-${prNumber}`;
-}
 
 async function findPreview(ctx: AppContext, projectId: number, prNumber: number): Promise<EnvironmentRow | undefined> {
   const [row] = await ctx.db
@@ -114,7 +101,7 @@ export async function handlePullRequest(ctx: AppContext, project: ProjectRow, ev
         projectId: project.id,
         name: `PR #${event.number}`,
         slug: `pr-${event.number}`,
-        hostLabel: previewLabel(settings.preview_address_template, event.number, project.slug),
+        hostLabel: previewAddressLabel(settings.preview_address_template, event.number, project.slug),
         isProduction: false,
         prNumber: event.number,
       })
