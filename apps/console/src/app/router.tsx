@@ -44,10 +44,7 @@ const PROJECT_SOON: [path: string, title: string][] = [
   ['errors/:groupId', 'Error'],
   ['logs', 'Logs'],
 ];
-const PROJECT_SETTINGS_SOON: [path: string, title: string][] = [
-  ['domains', 'Domains'],
-  ['git', 'Git'],
-];
+const PROJECT_SETTINGS_SOON: [path: string, title: string][] = [['domains', 'Domains']];
 const settingsSoon = page(() => import('@/features/projects/settings-not-available'));
 
 /** /projects/{slug}: the project's layout (header and sections) around its pages. */
@@ -69,6 +66,7 @@ const projectRoute: RouteObject = {
         { path: 'environments', lazy: page(() => import('@/features/projects/settings-environments-page')) },
         { path: 'environment-variables', lazy: page(() => import('@/features/env-vars/env-vars-page')) },
         { path: 'cron-jobs', lazy: page(() => import('@/features/crons/cron-jobs-page')) },
+        { path: 'git', lazy: page(() => import('@/features/projects/settings-git-page')) },
         ...PROJECT_SETTINGS_SOON.map(([path, title]) => ({ path, handle: { title }, lazy: settingsSoon })),
         { path: '*', lazy: notFound },
       ],
@@ -102,9 +100,9 @@ export const routes: RouteObject[] = [
           { path: 'storage/:id', ...soon('Service') },
           { path: 'users', lazy: page(() => import('@/features/users/users-page')) },
           { path: 'load-balancer', ...soon('Load balancer') },
-          { path: 'git-sources', ...soon('Git providers') },
-          { path: 'git-sources/add', ...soon('Add Git Provider') },
-          { path: 'git-providers/:id', ...soon('Git provider') },
+          { path: 'git-sources', lazy: page(() => import('@/features/git-providers/git-sources-page')) },
+          { path: 'git-sources/add', lazy: page(() => import('@/features/git-providers/add-git-provider-page')) },
+          { path: 'git-providers/:id', lazy: page(() => import('@/features/git-providers/git-provider-page')) },
           { path: 'domains', ...soon('Domains') },
           { path: 'domains/add', ...soon('Provision Domain') },
           { path: 'domains/:id', ...soon('Domain') },

@@ -34,6 +34,8 @@ export interface EnvVarBody {
   key?: string;
   value?: string;
   environment_ids?: number[];
+  /** Given to pull-request previews too. */
+  include_in_previews?: boolean;
 }
 
 export function createEnvVar(projectId: number, body: EnvVarBody & { key: string; value: string }) {

@@ -4,7 +4,7 @@ import { FileUp } from 'lucide-react';
 import { useEffect, useId, useMemo, useRef, useState } from 'react';
 import { Controller, type Path, useForm } from 'react-hook-form';
 import { z } from 'zod';
-import { FormField } from '@/components/form/form-field';
+import { CheckboxField, FormField } from '@/components/form/form-field';
 import { Button } from '@/components/ui/button';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog';
 import { Input } from '@/components/ui/input';
@@ -14,7 +14,15 @@ import { Spinner } from '@/components/ui/spinner';
 import { Textarea } from '@/components/ui/textarea';
 import { errorDetail, isApiError } from '@/lib/api';
 import { toast } from '@/lib/toast';
-import { createEnvVar, type EnvVar, readEnvVarValue, updateEnvVar, useEnvVarBatch, useUpdateEnvVar } from './api';
+import {
+  createEnvVar,
+  type EnvVar,
+  type EnvVarBody,
+  readEnvVarValue,
+  updateEnvVar,
+  useEnvVarBatch,
+  useUpdateEnvVar,
+} from './api';
 import { EnvironmentPicker } from './environment-picker';
 
 /** The add and edit forms: the contract's key and value rules, and at least one environment. */
@@ -22,8 +30,14 @@ export const envVarFormSchema = z.object({
   key: envVarKeySchema,
   value: createEnvVarRequestSchema.shape.value,
   environment_ids: z.array(z.number().int()).min(1, 'Choose at least one environment'),
+  /** Pull-request previews get only the variables marked so. */
+  include_in_previews: z.boolean(),
 });
 export type EnvVarFormValues = z.infer<typeof envVarFormSchema>;
+
+/** The 'Include in previews' checkbox's help. */
+export const PREVIEWS_HINT =
+  "Pull request previews get this variable too (they get no other). Code from a fork's pull request can read it once approved.";
 
 /** Puts the server's field errors on the form's fields. */
 export function applyServerErrors(error: unknown, setError: (path: Path<EnvVarFormValues>, error: { message: string }) => void) {
@@ -53,7 +67,12 @@ export function EditEnvVarDialog({
   const [original, setOriginal] = useState<string | null>(null);
   const form = useForm<EnvVarFormValues>({
     resolver: zodResolver(envVarFormSchema),
-    defaultValues: { key: envVar.key, value: '', environment_ids: envVar.environment_ids },
+    defaultValues: {
+      key: envVar.key,
+      value: '',
+      environment_ids: envVar.environment_ids,
+      include_in_previews: envVar.include_in_previews,
+    },
   });
   const { errors, isSubmitting } = form.formState;
   const { reset } = form;
@@ -64,7 +83,12 @@ export function EditEnvVarDialog({
       .then((result) => {
         if (cancelled) return;
         setOriginal(result.value);
-        reset({ key: envVar.key, value: result.value, environment_ids: envVar.environment_ids });
+        reset({
+          key: envVar.key,
+          value: result.value,
+          environment_ids: envVar.environment_ids,
+          include_in_previews: envVar.include_in_previews,
+        });
       })
       .catch((error: unknown) => {
         if (!cancelled) toast.error('Failed to read the value', { description: errorDetail(error) });
@@ -78,13 +102,14 @@ export function EditEnvVarDialog({
   }, [projectId, envVar, reset]);
 
   const submit = form.handleSubmit(async (values) => {
-    const body: { key?: string; value?: string; environment_ids?: number[] } = {};
+    const body: EnvVarBody = {};
     if (values.key !== envVar.key) body.key = values.key;
     if (original === null || values.value !== original) body.value = values.value;
     const sameEnvs =
       values.environment_ids.length === envVar.environment_ids.length &&
       values.environment_ids.every((id) => envVar.environment_ids.includes(id));
     if (!sameEnvs) body.environment_ids = values.environment_ids;
+    if (values.include_in_previews !== envVar.include_in_previews) body.include_in_previews = values.include_in_previews;
     if (Object.keys(body).length === 0) return onClose();
     try {
       await update.mutateAsync({ id: envVar.id, ...body });
@@ -144,6 +169,19 @@ export function EditEnvVarDialog({
               )}
             />
           </FormField>
+          <Controller
+            control={form.control}
+            name="include_in_previews"
+            render={({ field }) => (
+              <CheckboxField
+                id="edit-env-previews"
+                label="Include in previews"
+                description={PREVIEWS_HINT}
+                checked={field.value}
+                onCheckedChange={field.onChange}
+              />
+            )}
+          />
           <DialogFooter>
             <Button variant="outline" disabled={isSubmitting} onClick={onClose}>
               Cancel

@@ -1,12 +1,25 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import type { Environment, ProjectDetail } from '@launchbay/contract';
-import { Download, Eye, EyeOff, FileUp, MoreHorizontal, Pencil, Plus, RotateCw, Trash2, Variable, X } from 'lucide-react';
+import {
+  Download,
+  Eye,
+  EyeOff,
+  FileUp,
+  GitPullRequest,
+  MoreHorizontal,
+  Pencil,
+  Plus,
+  RotateCw,
+  Trash2,
+  Variable,
+  X,
+} from 'lucide-react';
 import { type ClipboardEvent, useState } from 'react';
 import { Controller, useForm } from 'react-hook-form';
 import { useNavigate, useParams } from 'react-router';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
-import { FormField } from '@/components/form/form-field';
+import { CheckboxField, FormField } from '@/components/form/form-field';
 import { EmptyState } from '@/components/layout/page';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -37,24 +50,38 @@ import {
   type EnvVarFormValues,
   envVarFormSchema,
   ImportDotenvDialog,
+  PREVIEWS_HINT,
 } from './env-var-dialogs';
 import { EnvironmentPicker, environmentsLabel } from './environment-picker';
 
 const MASK = '••••••••';
 
-function EnvironmentBadges({ environments, ids }: { environments: Environment[]; ids: number[] }) {
-  if (environments.length > 1 && environments.every((env) => ids.includes(env.id))) {
-    return <Badge variant="secondary">All environments</Badge>;
-  }
+/** The small mark of a variable that pull-request previews get too. */
+function PreviewsBadge() {
+  return (
+    <Badge variant="outline" className="gap-1 font-normal text-muted-foreground" title="Given to pull request previews too">
+      <GitPullRequest />
+      Previews
+    </Badge>
+  );
+}
+
+function EnvironmentBadges({ environments, ids, previews }: { environments: Environment[]; ids: number[]; previews?: boolean }) {
+  const all = environments.length > 1 && environments.every((env) => ids.includes(env.id));
   return (
     <div className="flex flex-wrap gap-1">
-      {environments
-        .filter((env) => ids.includes(env.id))
-        .map((env) => (
-          <Badge key={env.id} variant="secondary">
-            {environmentLabel(env.name)}
-          </Badge>
-        ))}
+      {all ? (
+        <Badge variant="secondary">All environments</Badge>
+      ) : (
+        environments
+          .filter((env) => ids.includes(env.id))
+          .map((env) => (
+            <Badge key={env.id} variant="secondary">
+              {environmentLabel(env.name)}
+            </Badge>
+          ))
+      )}
+      {previews ? <PreviewsBadge /> : null}
     </div>
   );
 }
@@ -165,7 +192,7 @@ function AddVariableCard({
   const allIds = project.environments.map((env) => env.id);
   const form = useForm<EnvVarFormValues>({
     resolver: zodResolver(envVarFormSchema),
-    defaultValues: { key: '', value: '', environment_ids: allIds },
+    defaultValues: { key: '', value: '', environment_ids: allIds, include_in_previews: false },
   });
   const { errors, isSubmitting } = form.formState;
   const submit = form.handleSubmit(async (values) => {
@@ -175,10 +202,16 @@ function AddVariableCard({
         key: values.key,
         value: values.value,
         ...(all ? {} : { environment_ids: values.environment_ids }),
+        ...(values.include_in_previews ? { include_in_previews: true } : {}),
       });
       toast.success('Environment variable added', { description: values.key });
       onChanged(values.environment_ids);
-      form.reset({ key: '', value: '', environment_ids: values.environment_ids });
+      form.reset({
+        key: '',
+        value: '',
+        environment_ids: values.environment_ids,
+        include_in_previews: values.include_in_previews,
+      });
     } catch (error) {
       applyServerErrors(error, form.setError);
       toast.error('Failed to add environment variable', { description: errorDetail(error) });
@@ -246,6 +279,21 @@ function AddVariableCard({
               {isSubmitting ? <Spinner /> : <Plus />}
               Add
             </Button>
+            <div className="lg:col-span-full">
+              <Controller
+                control={form.control}
+                name="include_in_previews"
+                render={({ field }) => (
+                  <CheckboxField
+                    id="env-new-previews"
+                    label="Include in previews"
+                    description={PREVIEWS_HINT}
+                    checked={field.value}
+                    onCheckedChange={field.onChange}
+                  />
+                )}
+              />
+            </div>
           </fieldset>
         </form>
         <p className="mt-3 text-muted-foreground text-xs">Tip: paste a whole .env file into the key field to import it.</p>
@@ -382,7 +430,11 @@ function EnvVarsList({
               <div className="flex items-start justify-between gap-2">
                 <div className="grid min-w-0 gap-1">
                   <span className="truncate font-medium font-mono text-sm">{envVar.key}</span>
-                  <EnvironmentBadges environments={project.environments} ids={envVar.environment_ids} />
+                  <EnvironmentBadges
+                    environments={project.environments}
+                    ids={envVar.environment_ids}
+                    previews={envVar.include_in_previews}
+                  />
                 </div>
                 <div className="-mr-2">
                   <RowMenu envVar={envVar} onEdit={() => onEdit(envVar)} onDelete={() => onDelete(envVar)} />
@@ -413,7 +465,13 @@ function EnvVarsList({
     {
       id: 'environments',
       header: 'Environments',
-      cell: (envVar) => <EnvironmentBadges environments={project.environments} ids={envVar.environment_ids} />,
+      cell: (envVar) => (
+        <EnvironmentBadges
+          environments={project.environments}
+          ids={envVar.environment_ids}
+          previews={envVar.include_in_previews}
+        />
+      ),
     },
     {
       id: 'value',

@@ -1,20 +1,83 @@
 import { useQueryClient } from '@tanstack/react-query';
-import { ArrowLeft } from 'lucide-react';
-import { useState } from 'react';
-import { Link, useNavigate } from 'react-router';
+import { ArrowLeft, FolderGit2, Link2 } from 'lucide-react';
+import { type ReactNode, useState } from 'react';
+import { Link, useNavigate, useSearchParams } from 'react-router';
 import { Page } from '@/components/layout/page';
 import { projectBySlugKey } from '@/lib/project-queries';
 import { projectsQueryKey } from '@/lib/projects';
 import { toast } from '@/lib/toast';
+import { cn } from '@/lib/utils';
 import { createProject, usePresets } from './api';
 import { NewProjectForm } from './new-project-form';
 import type { NewProjectSubmission } from './new-project-schema';
+import { RepositoryProjectForm } from './repository-project-form';
+
+/** Where the new project's code comes from: a git URL, or a repository of a connected git provider. */
+type Source = 'url' | 'repository';
+
+const SOURCES: { id: Source; title: string; icon: ReactNode }[] = [
+  { id: 'url', title: 'Git URL', icon: <Link2 /> },
+  { id: 'repository', title: 'Connected repository', icon: <FolderGit2 /> },
+];
+
+function SourceTabs({ source, onChange }: { source: Source; onChange: (source: Source) => void }) {
+  return (
+    <div
+      role="tablist"
+      aria-label="Source"
+      className="inline-flex w-full rounded-lg border bg-muted/50 p-1 sm:w-fit"
+      onKeyDown={(event) => {
+        if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
+        event.preventDefault();
+        const next = source === 'url' ? 'repository' : 'url';
+        onChange(next);
+        document.getElementById(`project-source-${next}`)?.focus();
+      }}
+    >
+      {SOURCES.map((item) => {
+        const selected = item.id === source;
+        return (
+          <button
+            key={item.id}
+            id={`project-source-${item.id}`}
+            type="button"
+            role="tab"
+            aria-selected={selected}
+            aria-controls="project-source-panel"
+            tabIndex={selected ? 0 : -1}
+            onClick={() => onChange(item.id)}
+            className={cn(
+              'inline-flex flex-1 items-center justify-center gap-2 whitespace-nowrap rounded-md px-3 py-1.5 font-medium text-sm outline-none transition-colors focus-visible:ring-[3px] focus-visible:ring-ring/50 sm:flex-none [&_svg]:size-4',
+              selected ? 'bg-background text-foreground shadow-xs' : 'text-muted-foreground hover:text-foreground',
+            )}
+          >
+            {item.icon}
+            {item.title}
+          </button>
+        );
+      })}
+    </div>
+  );
+}
 
 export default function NewProjectPage() {
   const navigate = useNavigate();
   const queryClient = useQueryClient();
   const presets = usePresets();
   const [progress, setProgress] = useState<string | null>(null);
+  const [params, setParams] = useSearchParams();
+  const source: Source = params.get('source') === 'repository' ? 'repository' : 'url';
+  const chooseSource = (next: Source) => {
+    setParams(
+      (current) => {
+        const updated = new URLSearchParams(current);
+        if (next === 'url') updated.delete('source');
+        else updated.set('source', next);
+        return updated;
+      },
+      { replace: true },
+    );
+  };
 
   const submit = async (body: NewProjectSubmission) => {
     const count = body.env_vars?.length ?? 0;
@@ -54,7 +117,15 @@ export default function NewProjectPage() {
         </Link>
       }
     >
-      <NewProjectForm presets={presets.data} presetsLoading={presets.isPending} onSubmit={submit} progress={progress} />
+      <SourceTabs source={source} onChange={chooseSource} />
+      {/* Not labelled by its tab: a label 'Git URL' here would make the Git URL field's label ambiguous. */}
+      <div id="project-source-panel" role="tabpanel" className="-mt-2">
+        {source === 'url' ? (
+          <NewProjectForm presets={presets.data} presetsLoading={presets.isPending} onSubmit={submit} progress={progress} />
+        ) : (
+          <RepositoryProjectForm onSubmit={submit} progress={progress} />
+        )}
+      </div>
     </Page>
   );
 }

@@ -144,3 +144,33 @@ export const SERVER_FIELDS = [
   'output_directory',
   'port',
 ] as const;
+
+// ---------------------------------------------------------------------------------------------
+// A project from a connected repository (a git provider's): the repository, its branch, a name.
+
+export const PICK_REPOSITORY_MESSAGE = 'Pick a repository';
+
+export const repositoryProjectFormSchema = z.object({
+  repository_id: z
+    .number()
+    .int()
+    .positive()
+    .nullable()
+    .refine((id) => id !== null, PICK_REPOSITORY_MESSAGE)
+    .transform((id) => id as number),
+  branch: branchNameSchema,
+  name: createProjectRequestSchema.shape.name,
+});
+
+export type RepositoryProjectFormInput = z.input<typeof repositoryProjectFormSchema>;
+export type RepositoryProjectFormOutput = z.output<typeof repositoryProjectFormSchema>;
+
+export const EMPTY_REPOSITORY_PROJECT: RepositoryProjectFormInput = { repository_id: null, branch: '', name: '' };
+
+/** The create body of a project from a connected repository: the server detects the build settings. */
+export function toRepositorySubmission(values: RepositoryProjectFormOutput): NewProjectSubmission {
+  return { name: values.name, repository_id: values.repository_id, branch: values.branch };
+}
+
+/** The fields of that form the server's field errors may name. */
+export const REPOSITORY_SERVER_FIELDS = ['name', 'branch', 'repository_id'] as const;

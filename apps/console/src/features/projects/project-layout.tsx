@@ -146,7 +146,7 @@ export default function ProjectLayout() {
 
   return (
     <div className="flex flex-1 flex-col">
-      <div className={`${CONTAINER} grid gap-5 pt-6`}>
+      <div className={`${CONTAINER} grid grid-cols-[minmax(0,1fr)] gap-5 pt-6`}>
         {isPending ? <HeaderSkeleton /> : <ProjectHeader project={project} />}
         <SubNav items={projectTabs(slug)} label="Project sections" />
       </div>

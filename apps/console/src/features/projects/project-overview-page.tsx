@@ -34,6 +34,7 @@ import {
   useCurrentDeployment,
   useRouteProject,
 } from './model';
+import { PreviewsCard } from './previews-card';
 import { useRedeploy } from './redeploy';
 
 function Field({ label, children }: { label: string; children: ReactNode }) {
@@ -423,8 +424,9 @@ export default function ProjectOverviewPage() {
       <ProductionCard project={project} />
       {project.deploy_key_public ? <DeployKeyCard publicKey={project.deploy_key_public} /> : null}
       <div className="grid grid-cols-[minmax(0,1fr)] items-start gap-6 lg:grid-cols-3">
-        <div className="lg:col-span-2">
+        <div className="grid grid-cols-[minmax(0,1fr)] gap-6 lg:col-span-2">
           <LatestDeploymentsCard project={project} />
+          {project.repository ? <PreviewsCard project={project} /> : null}
         </div>
         <div className="grid grid-cols-[minmax(0,1fr)] gap-6">
           <EnvironmentsCard project={project} />

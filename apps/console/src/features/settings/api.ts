@@ -1,16 +1,10 @@
 import { type PlatformSettings, platformSettingsSchema } from '@launchbay/contract';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { api } from '@/lib/api';
 import { accessInfoQuery } from '@/lib/platform';
+import { settingsQueryKey } from '@/lib/settings';
 
-export const settingsQueryKey = ['settings'] as const;
-
-export function useSettings() {
-  return useQuery({
-    queryKey: settingsQueryKey,
-    queryFn: ({ signal }) => api('/settings', { signal, response: platformSettingsSchema }),
-  });
-}
+export { settingsQueryKey, useSettings } from '@/lib/settings';
 
 export function useUpdateSettings() {
   const queryClient = useQueryClient();

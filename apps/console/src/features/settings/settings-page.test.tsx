@@ -119,3 +119,108 @@ describe('SettingsPage: builds kept per environment', () => {
     expect(builds).toHaveValue(12);
   });
 });
+
+async function renderSection(name: string) {
+  const api = stubApi();
+  const result = renderWithProviders(
+    <MemoryRouter initialEntries={['/settings']}>
+      <SettingsPage />
+    </MemoryRouter>,
+  );
+  const section = await screen.findByRole('region', { name });
+  return { ...result, ...api, section };
+}
+
+describe('SettingsPage: preview address template', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('shows the template with an example address under the base domain', async () => {
+    const { section } = await renderSection('Preview environments');
+    const template = within(section).getByLabelText('Preview address template');
+    await vi.waitFor(() => expect(template).toBeEnabled());
+    expect(template).toHaveValue('pr-{number}-{project}');
+    expect(within(section).getByTestId('preview-address-example')).toHaveTextContent('pr-42-shop.apps.example.com');
+  });
+
+  it("follows the typing in the example, and refuses a template without {number} with the contract's message", async () => {
+    const { user, section, puts } = await renderSection('Preview environments');
+    const template = within(section).getByLabelText('Preview address template');
+    await vi.waitFor(() => expect(template).toBeEnabled());
+    const save = within(section).getByRole('button', { name: 'Save Preview environments' });
+
+    await user.clear(template);
+    await user.type(template, 'pr-{{num}-{{number}');
+    await user.click(save);
+    expect(await within(section).findByText('Only {number} and {project} are placeholders')).toBeInTheDocument();
+
+    await user.clear(template);
+    await user.type(template, '{{project}-preview');
+    await user.click(save);
+    expect(
+      await within(section).findByText('Must contain {number}: each pull request needs its own address'),
+    ).toBeInTheDocument();
+    expect(template).toHaveAttribute('aria-invalid', 'true');
+
+    await user.clear(template);
+    await user.type(template, 'PR_{{number}');
+    await user.click(save);
+    expect(
+      await within(section).findByText('Lowercase letters, digits, hyphens and the {number} and {project} placeholders'),
+    ).toBeInTheDocument();
+    expect(puts()).toEqual([]);
+
+    await user.clear(template);
+    await user.type(template, '{{project}-pr{{number}');
+    expect(within(section).getByTestId('preview-address-example')).toHaveTextContent('shop-pr42.apps.example.com');
+  });
+
+  it('sends only the new template on save', async () => {
+    const { user, section, puts } = await renderSection('Preview environments');
+    const template = within(section).getByLabelText('Preview address template');
+    await vi.waitFor(() => expect(template).toBeEnabled());
+    await user.clear(template);
+    await user.type(template, '{{project}-pr{{number}');
+    await user.click(within(section).getByRole('button', { name: 'Save Preview environments' }));
+    await vi.waitFor(() => expect(puts()).toEqual([{ preview_address_template: '{project}-pr{number}' }]));
+    await vi.waitFor(() => expect(toast.success).toHaveBeenCalledWith('Settings saved'));
+  });
+});
+
+describe('SettingsPage: branch polling interval', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows the interval in the Git section and refuses values outside 60..86400 with the contract's messages", async () => {
+    const { user, section, puts } = await renderSection('Git');
+    const interval = within(section).getByLabelText('Branch polling interval (seconds)');
+    await vi.waitFor(() => expect(interval).toBeEnabled());
+    expect(interval).toHaveValue(60);
+    const save = within(section).getByRole('button', { name: 'Save Git' });
+
+    await user.clear(interval);
+    await user.type(interval, '59');
+    await user.click(save);
+    expect(await within(section).findByText('At least 60 seconds')).toBeInTheDocument();
+
+    await user.clear(interval);
+    await user.type(interval, '86401');
+    await user.click(save);
+    expect(await within(section).findByText('At most 86400 seconds (a day)')).toBeInTheDocument();
+
+    await user.clear(interval);
+    await user.click(save);
+    expect(await within(section).findByText('Enter a whole number of seconds')).toBeInTheDocument();
+    expect(puts()).toEqual([]);
+  });
+
+  it('sends only the new interval on save', async () => {
+    const { user, section, puts } = await renderSection('Git');
+    const interval = within(section).getByLabelText('Branch polling interval (seconds)');
+    await vi.waitFor(() => expect(interval).toBeEnabled());
+    await user.clear(interval);
+    await user.type(interval, '300');
+    await user.click(within(section).getByRole('button', { name: 'Save Git' }));
+    await vi.waitFor(() => expect(puts()).toEqual([{ git_poll_interval_seconds: 300 }]));
+    await vi.waitFor(() => expect(toast.success).toHaveBeenCalledWith('Settings saved'));
+    expect(interval).toHaveValue(300);
+  });
+});

@@ -1,9 +1,11 @@
 import {
   ACCESS_MODES,
   type AccessMode,
+  DEFAULT_PREVIEW_ADDRESS_TEMPLATE,
   LETS_ENCRYPT_DIRECTORY,
   type PlatformSettings,
   platformSettingsSchema,
+  previewAddressLabel,
 } from '@launchbay/contract';
 import { ShieldAlert } from 'lucide-react';
 import { useMemo } from 'react';
@@ -347,15 +349,30 @@ function OutboundSection({ settings, readOnly }: { settings: PlatformSettings; r
   );
 }
 
-const previewSchema = z.object({ preview_environments_enabled: shape.preview_environments_enabled });
+const previewSchema = z.object({
+  preview_environments_enabled: shape.preview_environments_enabled,
+  preview_address_template: shape.preview_address_template,
+});
 
 function PreviewSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
-  const values = useMemo(() => ({ preview_environments_enabled: settings.preview_environments_enabled }), [settings]);
+  const values = useMemo(
+    () => ({
+      preview_environments_enabled: settings.preview_environments_enabled,
+      preview_address_template: settings.preview_address_template,
+    }),
+    [settings],
+  );
   const section = useSectionForm({ schema: previewSchema, values, current: settings });
+  const { register, formState, watch } = section.form;
+  const template = watch('preview_address_template').trim();
+  const templateError = formState.errors.preview_address_template?.message;
+  const templateValid = shape.preview_address_template.safeParse(template).success;
+  const example = templateValid ? previewAddressLabel(template, 42, 'shop') : null;
+  const host = settings.base_domain ?? 'localhost';
   return (
     <SettingsSection
       title="Preview environments"
-      description="Temporary deployments for branches and pull requests."
+      description="Temporary deployments of pull requests, each at its own address."
       section={section}
       readOnly={readOnly}
     >
@@ -369,14 +386,8 @@ function PreviewSection({ settings, readOnly }: { settings: PlatformSettings; re
                 Enable preview environments
               </Label>
               <p id="settings-preview-hint" className="text-muted-foreground text-xs">
-                Deploy each branch or pull request to its own address under the base domain
-                {settings.base_domain ? (
-                  <>
-                    {' '}
-                    (<span className="font-mono">pr-42.my-app.{settings.base_domain}</span>)
-                  </>
-                ) : null}
-                .
+                Deploy each pull request of a project from a git provider to its own address, for projects that turn previews on
+                in their Git settings.
               </p>
             </div>
             <Switch
@@ -390,6 +401,84 @@ function PreviewSection({ settings, readOnly }: { settings: PlatformSettings; re
           </div>
         )}
       />
+      <FormField
+        id="settings-preview-template"
+        label="Preview address template"
+        hintId="settings-preview-template-hint"
+        hint={
+          <>
+            {example ? (
+              <>
+                Pull request 42 of the project <span className="font-mono">shop</span> is served at{' '}
+                <span className="font-mono text-foreground" data-testid="preview-address-example">
+                  {example}.{host}
+                </span>
+                .{' '}
+              </>
+            ) : null}
+            It must contain <span className="font-mono">{'{number}'}</span> and may contain{' '}
+            <span className="font-mono">{'{project}'}</span>, with lowercase letters, digits and hyphens.
+          </>
+        }
+        error={templateError}
+      >
+        <Input
+          id="settings-preview-template"
+          autoCapitalize="none"
+          autoComplete="off"
+          spellCheck={false}
+          maxLength={40}
+          placeholder={DEFAULT_PREVIEW_ADDRESS_TEMPLATE}
+          className="font-mono sm:max-w-sm"
+          aria-invalid={templateError ? true : undefined}
+          aria-describedby="settings-preview-template-hint"
+          {...register('preview_address_template')}
+        />
+      </FormField>
+    </SettingsSection>
+  );
+}
+
+const gitSchema = z.object({
+  git_poll_interval_seconds: wholeNumber(shape.git_poll_interval_seconds, 'Enter a whole number of seconds'),
+});
+
+/** How projects that no webhook reaches learn about pushes. */
+function GitSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
+  const values = useMemo(() => ({ git_poll_interval_seconds: String(settings.git_poll_interval_seconds) }), [settings]);
+  const section = useSectionForm({ schema: gitSchema, values, current: settings });
+  const { register, formState } = section.form;
+  const error = formState.errors.git_poll_interval_seconds?.message;
+  return (
+    <SettingsSection
+      title="Git"
+      description="How Launchbay learns about pushes to repositories of connected git providers."
+      section={section}
+      readOnly={readOnly}
+    >
+      <FormField
+        id="settings-git-poll-interval"
+        label="Branch polling interval (seconds)"
+        hint="Projects whose git host cannot reach Launchbay with a webhook (no external URL) have their branches read this often. 60 to 86400 seconds (a day)."
+        error={error}
+      >
+        <div className="relative sm:w-48">
+          <Input
+            id="settings-git-poll-interval"
+            type="number"
+            inputMode="numeric"
+            min={60}
+            max={86400}
+            step={1}
+            className="pr-20 tabular-nums [appearance:textfield] [&::-webkit-inner-spin-button]:appearance-none [&::-webkit-outer-spin-button]:appearance-none"
+            aria-invalid={error ? true : undefined}
+            {...register('git_poll_interval_seconds')}
+          />
+          <span className="pointer-events-none absolute inset-y-0 right-3 flex items-center text-muted-foreground text-sm">
+            seconds
+          </span>
+        </div>
+      </FormField>
     </SettingsSection>
   );
 }
@@ -438,6 +527,7 @@ export default function SettingsPage() {
           <OutboundSection settings={settings} readOnly={readOnly} />
           <TlsSection settings={settings} readOnly={readOnly} />
           <RetentionSection settings={settings} readOnly={readOnly} />
+          <GitSection settings={settings} readOnly={readOnly} />
           <PreviewSection settings={settings} readOnly={readOnly} />
         </div>
       )}

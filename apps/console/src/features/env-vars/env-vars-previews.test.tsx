@@ -1,0 +1,156 @@
+import type { ProjectDetail } from '@launchbay/contract';
+import { screen, within } from '@testing-library/react';
+import { MemoryRouter, Route, Routes } from 'react-router';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { toast } from '@/lib/toast';
+import { renderWithProviders } from '@/test/render';
+import type { EnvVar } from './api';
+import EnvVarsPage from './env-vars-page';
+
+vi.mock('@/lib/toast', () => ({ toast: { success: vi.fn(), error: vi.fn(), info: vi.fn(), warning: vi.fn() } }));
+
+const NOW = new Date().toISOString();
+
+const PROJECT: ProjectDetail = {
+  id: 5,
+  name: 'Shop',
+  slug: 'shop',
+  created_at: NOW,
+  git_url: 'https://github.com/octo-user/shop.git',
+  has_git_token: true,
+  deploy_key_public: null,
+  branch: 'main',
+  root_directory: '.',
+  preset: null,
+  install_command: null,
+  build_command: null,
+  start_command: null,
+  output_directory: null,
+  port: null,
+  automatic_deploy: true,
+  previews_enabled: true,
+  repository: { id: 9, full_name: 'octo-user/shop', connection_id: 2, provider_type: 'github', webhook_registered: true },
+  url: 'http://shop.localhost:8080',
+  environments: [
+    {
+      id: 11,
+      project_id: 5,
+      name: 'production',
+      slug: 'production',
+      branch: 'main',
+      is_production: true,
+      url: 'http://shop.localhost:8080',
+      current_deployment_id: null,
+      memory_mb: null,
+      cpu_percent: null,
+      instances: 1,
+      created_at: NOW,
+    },
+  ],
+  last_deployment: null,
+  updated_at: NOW,
+};
+
+const envVar = (id: number, key: string, includeInPreviews: boolean): EnvVar => ({
+  id,
+  key,
+  value: '••••••••',
+  environment_ids: [11],
+  include_in_previews: includeInPreviews,
+  created_at: NOW,
+  updated_at: NOW,
+});
+
+function stubApi() {
+  let list = [envVar(1, 'PUBLIC_API', true), envVar(2, 'PROD_SECRET', false)];
+  const values: Record<string, string> = { PUBLIC_API: 'https://api.example.com', PROD_SECRET: 'do-not-leak' };
+  const fetch = vi.fn(async (input: string, init?: RequestInit) => {
+    const url = new URL(input, 'http://console.test');
+    const method = init?.method ?? 'GET';
+    const body = init?.body ? JSON.parse(String(init.body)) : undefined;
+    if (url.pathname === '/api/projects/by-slug/shop') return Response.json(PROJECT);
+    if (url.pathname === '/api/projects/5/env-vars' && method === 'GET') return Response.json({ env_vars: list });
+    if (url.pathname === '/api/projects/5/env-vars' && method === 'POST') {
+      const created = envVar(3, body.key, body.include_in_previews ?? false);
+      values[body.key] = body.value;
+      list = [...list, created];
+      return Response.json(created, { status: 201 });
+    }
+    const value = /^\/api\/projects\/5\/env-vars\/([A-Z_]+)\/value$/.exec(url.pathname);
+    if (value?.[1]) return Response.json({ key: value[1], value: values[value[1]], environment_ids: [11] });
+    const update = /^\/api\/projects\/5\/env-vars\/(\d+)$/.exec(url.pathname);
+    if (update && method === 'PUT') {
+      list = list.map((item) => (item.id === Number(update[1]) ? { ...item, ...body } : item));
+      return Response.json(list.find((item) => item.id === Number(update[1])));
+    }
+    return Response.json({ detail: `Unexpected call ${method} ${url.pathname}` }, { status: 404 });
+  });
+  vi.stubGlobal('fetch', fetch);
+  const bodies = (method: string, pattern: RegExp) =>
+    fetch.mock.calls
+      .filter(([input, init]) => init?.method === method && pattern.test(String(input)))
+      .map(([, init]) => JSON.parse(String(init?.body)));
+  return { fetch, bodies };
+}
+
+async function renderPage() {
+  const api = stubApi();
+  const result = renderWithProviders(
+    <MemoryRouter initialEntries={['/projects/shop/settings/environment-variables']}>
+      <Routes>
+        <Route path="/projects/:slug/settings/environment-variables" element={<EnvVarsPage />} />
+      </Routes>
+    </MemoryRouter>,
+  );
+  await screen.findByTestId('env-var-PUBLIC_API');
+  return { ...result, ...api };
+}
+
+describe('Environment variables: Include in previews', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('marks the variables previews get with a badge', async () => {
+    await renderPage();
+    expect(within(screen.getByTestId('env-var-PUBLIC_API')).getByText('Previews')).toBeInTheDocument();
+    expect(within(screen.getByTestId('env-var-PROD_SECRET')).queryByText('Previews')).not.toBeInTheDocument();
+  });
+
+  it('the add form sends include_in_previews when it is checked', async () => {
+    const { user, bodies } = await renderPage();
+    await user.type(screen.getByLabelText('Key'), 'FEATURE_FLAG');
+    await user.type(screen.getByLabelText('Value'), 'on');
+    const checkbox = screen.getByRole('checkbox', { name: 'Include in previews' });
+    expect(checkbox).not.toBeChecked();
+    await user.click(checkbox);
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    await vi.waitFor(() =>
+      expect(bodies('POST', /\/env-vars$/)).toEqual([{ key: 'FEATURE_FLAG', value: 'on', include_in_previews: true }]),
+    );
+    expect(toast.success).toHaveBeenCalledWith('Environment variable added', { description: 'FEATURE_FLAG' });
+    expect(await screen.findByTestId('env-var-FEATURE_FLAG')).toHaveTextContent('Previews');
+  });
+
+  it('the add form leaves it out when unchecked (previews get nothing by default)', async () => {
+    const { user, bodies } = await renderPage();
+    await user.type(screen.getByLabelText('Key'), 'PRIVATE_KEY');
+    await user.type(screen.getByLabelText('Value'), 'secret');
+    await user.click(screen.getByRole('button', { name: 'Add' }));
+    await vi.waitFor(() => expect(bodies('POST', /\/env-vars$/)).toEqual([{ key: 'PRIVATE_KEY', value: 'secret' }]));
+  });
+
+  it('the edit dialog shows the current mark and sends only the change', async () => {
+    const { user, bodies } = await renderPage();
+    await user.click(screen.getByRole('button', { name: 'Actions for PUBLIC_API' }));
+    await user.click(await screen.findByRole('menuitem', { name: 'Edit' }));
+    const dialog = await screen.findByRole('dialog', { name: 'Edit PUBLIC_API' });
+    const checkbox = within(dialog).getByRole('checkbox', { name: 'Include in previews' });
+    await vi.waitFor(() => expect(within(dialog).getByLabelText('Value')).toHaveValue('https://api.example.com'));
+    expect(checkbox).toBeChecked();
+    await user.click(checkbox);
+    await user.click(within(dialog).getByRole('button', { name: 'Save' }));
+    await vi.waitFor(() => expect(bodies('PUT', /\/env-vars\/1$/)).toEqual([{ include_in_previews: false }]));
+    await vi.waitFor(() =>
+      expect(within(screen.getByTestId('env-var-PUBLIC_API')).queryByText('Previews')).not.toBeInTheDocument(),
+    );
+  });
+});
