@@ -223,6 +223,8 @@ export const previewSchema = z.object({
   /** The commit the pull request is at. */
   head_sha: z.string().nullable(),
   from_fork: z.boolean(),
+  /** The repository the pull request comes from (a fork's, or the project's own); null when the fork is gone. */
+  head_repo: z.string().nullable(),
   /** `awaiting_approval`: from a fork, nothing builds until someone approves it. */
   state: previewStateSchema,
   /** The preview's address. */
@@ -242,3 +244,11 @@ export const previewListResponseSchema = z.object({
   platform_previews_enabled: z.boolean(),
 });
 export const previewsSwitchRequestSchema = z.object({ enabled: z.boolean({ error: 'enabled must be true or false' }) });
+
+/** POST /projects/{id}/git: what became of registering the project's webhook on the host again. */
+export const projectGitResponseSchema = z.object({
+  webhook_registered: z.boolean(),
+  webhook_url: z.string().nullable(),
+  /** Why it is not registered (no external URL, or what the host answered); null when it is. */
+  detail: z.string().nullable(),
+});

@@ -196,6 +196,8 @@ export const environmentSchema = z.object({
   memory_mb: z.number().int().nullable(),
   cpu_percent: z.number().int().nullable(),
   instances: z.number().int(),
+  /** Set for a pull request's preview (GET previews lists them): not a lasting environment. */
+  pr_number: z.number().int().nullable(),
   created_at: z.string(),
 });
 export type Environment = z.infer<typeof environmentSchema>;
@@ -221,6 +223,8 @@ export const projectDetailSchema = projectSchema.extend({
     .object({
       id: z.number().int().nullable(),
       full_name: z.string(),
+      /** The repository's page on the host. */
+      html_url: z.string().nullable(),
       connection_id: z.number().int(),
       provider_type: z.enum(['github', 'gitlab']),
       /** Whether the platform's push webhook is registered on the host (else it polls in the local access mode). */
@@ -229,6 +233,7 @@ export const projectDetailSchema = projectSchema.extend({
     .nullable(),
   /** The production address. */
   url: z.string(),
+  /** The lasting environments (production, staging...); pull-request previews are listed by GET previews. */
   environments: z.array(environmentSchema),
   last_deployment: deploymentSchema.nullable(),
   updated_at: z.string(),

@@ -787,6 +787,28 @@ const CASES: Record<string, Case> = {
       };
     },
   },
+  'POST /api/projects/{id}/git': {
+    action: 'projects.git.webhook',
+    targetType: 'project',
+    prepare: async () => {
+      const { providerId } = await githubProvider();
+      const repository = await api.call<{ id: number }>('GET', '/repositories/octo-user/site', { token: admin });
+      expect(repository.status, `provider ${providerId}`).toBe(200);
+      const created = await api.call<{ id: number }>('POST', '/projects', {
+        token: admin,
+        body: { name: 'From GitHub', repository_id: repository.body.id, branch: 'main' },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      return {
+        path: `/projects/${created.body.id}/git`,
+        token: admin,
+        status: 200,
+        targetId: String(created.body.id),
+        actorUserId: adminId,
+        params: { id: created.body.id },
+      };
+    },
+  },
   'POST /api/projects/{id}/environments': {
     action: 'projects.environments.create',
     targetType: 'project',

@@ -175,6 +175,7 @@ describe('POST /api/projects', () => {
           memory_mb: null,
           cpu_percent: null,
           instances: 1,
+          pr_number: null,
           created_at: expect.stringMatching(ISO),
         },
       ],
@@ -690,6 +691,7 @@ describe('environments', () => {
       memory_mb: null,
       cpu_percent: null,
       instances: 1,
+      pr_number: null,
       created_at: expect.stringMatching(ISO),
     });
     const after = await api.call<{ environments: Environment[] }>('GET', `/projects/${p.id}/environments`, {

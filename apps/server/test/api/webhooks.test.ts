@@ -364,6 +364,54 @@ describe('without an external URL', () => {
   });
 });
 
+describe('registering the webhook again', () => {
+  it('once an external URL is set, POST git registers the webhook and the branch is no longer polled', async () => {
+    const project = (
+      await api.call<{ projects: { id: number; name: string }[] }>('GET', '/projects', { token: admin })
+    ).body.projects.find((p) => p.name === 'Local only');
+    if (!project) throw new Error('the polled project is missing');
+    const withoutUrl = await api.call<{ webhook_registered: boolean; detail: string | null }>(
+      'POST',
+      `/projects/${project.id}/git`,
+      {
+        token: admin,
+      },
+    );
+    expect(withoutUrl.status).toBe(200);
+    expect(withoutUrl.body).toMatchObject({
+      webhook_registered: false,
+      detail: 'No external URL is set (Settings): the branch is polled instead',
+    });
+    expect((await api.call('PUT', '/settings', { token: admin, body: { external_url: platform.url } })).status).toBe(200);
+    const registered = await api.call<{ webhook_registered: boolean; webhook_url: string; detail: string | null }>(
+      'POST',
+      `/projects/${project.id}/git`,
+      { token: admin },
+    );
+    expect(registered.body).toEqual({
+      webhook_registered: true,
+      webhook_url: `${platform.url}/webhooks/git/${project.id}`,
+      detail: null,
+    });
+    expect(github.hooks.filter((h) => h.repo === 'octo-user/local')).toHaveLength(1);
+    // Again: the old hook goes, one new hook stays.
+    await api.call('POST', `/projects/${project.id}/git`, { token: admin });
+    expect(github.hooks.filter((h) => h.repo === 'octo-user/local')).toHaveLength(1);
+    expect((await deliveries(project.id)).webhook_registered).toBe(true);
+    expect((await pollBranches(platform.ctx, { force: true })).projects).toBe(0);
+
+    expect((await api.call('POST', `/projects/${project.id}/git`, { token: reader.token })).status).toBe(403);
+    expect((await api.call('POST', `/projects/${project.id}/git`)).status).toBe(401);
+    expect((await api.call('POST', '/projects/999999/git', { token: admin })).status).toBe(404);
+    const remote = await api.call<{ id: number }>('POST', '/projects', {
+      token: admin,
+      body: { name: 'Pushed here', branch: 'main' },
+    });
+    const refused = await api.call<ApiError>('POST', `/projects/${remote.body.id}/git`, { token: admin });
+    expect(refused.status).toBe(409);
+  });
+});
+
 let localSite: TestRepo | null = null;
 async function localRepo(): Promise<TestRepo> {
   if (!localSite) throw new Error('the local-only repository was not created');

@@ -29,7 +29,14 @@ const PROJECT: ProjectDetail = {
   port: null,
   automatic_deploy: true,
   previews_enabled: true,
-  repository: { id: 9, full_name: 'octo-user/shop', connection_id: 2, provider_type: 'github', webhook_registered: true },
+  repository: {
+    id: 9,
+    full_name: 'octo-user/shop',
+    html_url: null,
+    connection_id: 2,
+    provider_type: 'github',
+    webhook_registered: true,
+  },
   url: 'http://shop.localhost:8080',
   environments: [
     {
@@ -44,6 +51,7 @@ const PROJECT: ProjectDetail = {
       memory_mb: null,
       cpu_percent: null,
       instances: 1,
+      pr_number: null,
       created_at: NOW,
     },
   ],

@@ -4,6 +4,7 @@ import {
   previewListResponseSchema,
   previewSchema,
   projectDetailSchema,
+  projectGitResponseSchema,
   type WebhookDelivery,
   webhookDeliveryListResponseSchema,
 } from '@launchbay/contract';
@@ -92,6 +93,15 @@ export function useApprovePreview(projectId: number) {
   return useMutation({
     mutationFn: (preview: Pick<Preview, 'environment_id'>) =>
       api(`/projects/${projectId}/previews/${preview.environment_id}/approve`, { method: 'POST', response: previewSchema }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: [...projectsQueryKey, projectId] }),
+  });
+}
+
+/** POST /projects/{id}/git: register the project's webhook on the host again (once an external URL is set, say). */
+export function useRegisterWebhook(projectId: number) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => api(`/projects/${projectId}/git`, { method: 'POST', response: projectGitResponseSchema }),
     onSettled: () => queryClient.invalidateQueries({ queryKey: [...projectsQueryKey, projectId] }),
   });
 }

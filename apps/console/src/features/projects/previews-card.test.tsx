@@ -29,7 +29,14 @@ const PROJECT: ProjectDetail = {
   port: null,
   automatic_deploy: true,
   previews_enabled: true,
-  repository: { id: 9, full_name: 'octo-user/shop', connection_id: 2, provider_type: 'github', webhook_registered: true },
+  repository: {
+    id: 9,
+    full_name: 'octo-user/shop',
+    html_url: null,
+    connection_id: 2,
+    provider_type: 'github',
+    webhook_registered: true,
+  },
   url: 'http://shop.localhost:8080',
   environments: [],
   last_deployment: null,
@@ -45,6 +52,7 @@ const preview = (pr: number, extra: Partial<Preview>): Preview => ({
   branch: `feature-${pr}`,
   head_sha: `${String(pr).padStart(2, '0')}cdef1234567890abcdef1234567890abcdef12`,
   from_fork: false,
+  head_repo: null,
   state: 'active',
   url: `http://pr-${pr}-shop.localhost:8080`,
   deployment_id: 200 + pr,
@@ -59,7 +67,7 @@ const PREVIEWS = [
   preview(42, { title: 'Add a cart' }),
   preview(41, { deployment_status: 'building' }),
   preview(40, { deployment_status: 'failed' }),
-  preview(77, { from_fork: true, state: 'awaiting_approval', deployment_id: null, deployment_status: null }),
+  preview(77, { from_fork: true, head_repo: null, state: 'awaiting_approval', deployment_id: null, deployment_status: null }),
 ];
 
 const user = (roles: CurrentUser['roles']): CurrentUser => ({

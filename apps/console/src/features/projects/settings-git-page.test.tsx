@@ -34,7 +34,14 @@ const PROJECT: ProjectDetail = {
   port: null,
   automatic_deploy: true,
   previews_enabled: false,
-  repository: { id: 9, full_name: 'octo-user/shop', connection_id: 2, provider_type: 'github', webhook_registered: true },
+  repository: {
+    id: 9,
+    full_name: 'octo-user/shop',
+    html_url: null,
+    connection_id: 2,
+    provider_type: 'github',
+    webhook_registered: true,
+  },
   url: 'http://shop.localhost:8080',
   environments: [],
   last_deployment: null,
@@ -130,6 +137,13 @@ function stubApi(options: Options = {}) {
       }
       project = { ...project, automatic_deploy: body.enabled };
       return Response.json(project);
+    }
+    if (url.pathname === `/api/projects/${project.id}/git` && method === 'POST') {
+      return Response.json({
+        webhook_registered: true,
+        webhook_url: `https://launchbay.example.com/webhooks/git/${project.id}`,
+        detail: null,
+      });
     }
     if (url.pathname === `/api/projects/${project.id}/deployment-config` && method === 'PATCH') {
       project = { ...project, previews_enabled: body.previews_enabled };
@@ -245,6 +259,25 @@ describe('SettingsGitPage: a project from a git provider', () => {
     expect(deploy).toHaveTextContent('No external URL was set when the project was created');
     expect(screen.queryByText('Preview environments are off for the platform.')).not.toBeInTheDocument();
     expect(await screen.findByText('No deliveries yet')).toBeInTheDocument();
+  });
+
+  it('registers the webhook again with POST git and says so', async () => {
+    const { user, calls } = await renderPage({
+      project: {
+        ...PROJECT,
+        repository: { ...(PROJECT.repository as NonNullable<ProjectDetail['repository']>), webhook_registered: false },
+      },
+      webhook: { webhook_url: null, webhook_registered: false },
+      deliveries: [],
+    });
+    const deploy = screen.getByRole('region', { name: 'Deploy on push' });
+    await user.click(await within(deploy).findByRole('button', { name: 'Register webhook' }));
+    await vi.waitFor(() => expect(calls('POST', '/api/projects/5/git')).toHaveLength(1));
+    await vi.waitFor(() =>
+      expect(toast.success).toHaveBeenCalledWith('Webhook registered', {
+        description: 'https://launchbay.example.com/webhooks/git/5',
+      }),
+    );
   });
 
   it('shows readers the switches disabled', async () => {

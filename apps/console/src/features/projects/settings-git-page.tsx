@@ -17,7 +17,7 @@ import { displayRepository } from '@/lib/project-queries';
 import { useCanManage, useIsAdmin } from '@/lib/roles';
 import { useSettings } from '@/lib/settings';
 import { toast } from '@/lib/toast';
-import { useSetAutomaticDeploy, useSetPreviewsEnabled, useWebhookDeliveries } from './git-api';
+import { useRegisterWebhook, useSetAutomaticDeploy, useSetPreviewsEnabled, useWebhookDeliveries } from './git-api';
 import { GitRemoteCard } from './git-remote-card';
 import { projectBase, useRouteProject } from './model';
 import { previewAddressExample } from './preview-status';
@@ -228,13 +228,38 @@ function PushSource({
       </p>
       {webhookUrl ? null : (
         <p className="text-muted-foreground text-xs">
-          Projects created while an external URL is set in{' '}
+          With an external URL set in{' '}
           <Link to="/settings" className={textLink}>
             Settings
-          </Link>{' '}
-          get a webhook{isAdmin ? '' : ' (setting it needs the admin role)'}.
+          </Link>
+          {isAdmin ? '' : ' (setting it needs the admin role)'}, register the webhook below.
         </p>
       )}
+      <RegisterWebhookButton projectId={project.id} />
+    </div>
+  );
+}
+
+/** Asks the host for the webhook again: after the external URL was set, or once the token may manage hooks. */
+function RegisterWebhookButton({ projectId }: { projectId: number }) {
+  const canManage = useCanManage();
+  const register = useRegisterWebhook(projectId);
+  if (!canManage) return null;
+  const run = async () => {
+    try {
+      const result = await register.mutateAsync();
+      if (result.webhook_registered) toast.success('Webhook registered', { description: result.webhook_url ?? undefined });
+      else toast.error('Webhook not registered', { description: result.detail ?? undefined });
+    } catch (error) {
+      toast.error('Failed to register the webhook', { description: errorDetail(error) });
+    }
+  };
+  return (
+    <div>
+      <Button variant="outline" size="sm" onClick={() => void run()} disabled={register.isPending}>
+        <Webhook />
+        {register.isPending ? 'Registering...' : 'Register webhook'}
+      </Button>
     </div>
   );
 }

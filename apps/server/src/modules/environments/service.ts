@@ -51,6 +51,7 @@ export async function toEnvironment(ctx: AppContext, projectSlug: string, row: E
     memory_mb: row.memoryMb,
     cpu_percent: row.cpuPercent,
     instances: row.instances,
+    pr_number: row.prNumber,
     created_at: toIso(row.createdAt),
   };
 }

@@ -586,9 +586,17 @@ export async function projectRepository(
     .innerJoin(gitProviders, eq(gitProviders.id, gitConnections.providerId))
     .where(eq(gitConnections.id, project.gitConnectionId))
     .limit(1);
+  const [repository] =
+    project.repositoryId === null
+      ? []
+      : await ctx.db
+          .select({ htmlUrl: repositories.htmlUrl })
+          .from(repositories)
+          .where(eq(repositories.id, project.repositoryId));
   return {
     id: project.repositoryId,
     full_name: project.repositoryFullName,
+    html_url: repository?.htmlUrl || null,
     connection_id: project.gitConnectionId,
     provider_type: (row?.type ?? 'github') as GitProviderType,
     webhook_registered: project.webhookHookId !== null,
@@ -633,10 +641,14 @@ export async function registerProjectWebhook(
   ctx: AppContext,
   project: WebhookProject,
 ): Promise<{ registered: boolean; reason: string | null }> {
+  const unregistered = async (reason: string) => {
+    await ctx.db.update(projects).set({ webhookHookId: null }).where(eq(projects.id, project.id));
+    return { registered: false, reason };
+  };
   const url = await projectWebhookUrl(ctx, project.id);
-  if (!url) return { registered: false, reason: 'no external URL is set: the branch is polled instead' };
+  if (!url) return unregistered('No external URL is set (Settings): the branch is polled instead');
   const host = await projectHost(ctx, project);
-  if (!host) return { registered: false, reason: 'the project is not from a git provider' };
+  if (!host) return unregistered('The project is not from a git provider');
   const secret = crypto.randomBytes(32).toString('hex');
   try {
     const hookId = await host.client.createHook(host.ref, { url, secret });
@@ -646,7 +658,7 @@ export async function registerProjectWebhook(
       .where(eq(projects.id, project.id));
     return { registered: true, reason: null };
   } catch (error) {
-    if (error instanceof GitHostError) return { registered: false, reason: error.message };
+    if (error instanceof GitHostError) return unregistered(`${error.message}: the branch is polled instead`);
     throw error;
   }
 }

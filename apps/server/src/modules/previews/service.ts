@@ -195,6 +195,7 @@ export async function toPreview(ctx: AppContext, project: ProjectRow, row: Envir
     branch: row.branch,
     head_sha: row.prHeadSha,
     from_fork: row.prFromFork,
+    head_repo: row.prHeadRepo,
     state: (row.prState ?? 'active') as PreviewState,
     url: await environmentUrl(ctx, project.slug, row),
     deployment_id: last?.id ?? null,

@@ -218,7 +218,10 @@ export async function projectDetail(ctx: AppContext, project: ProjectRow): Promi
     previews_enabled: project.previewsEnabled,
     repository: await projectRepository(ctx, project),
     url: production ? await environmentUrl(ctx, project.slug, production) : '',
-    environments: await Promise.all(envs.map((env) => toEnvironment(ctx, project.slug, env))),
+    // The lasting environments: pull-request previews come and go, and GET previews lists them.
+    environments: await Promise.all(
+      envs.filter((env) => env.prNumber === null).map((env) => toEnvironment(ctx, project.slug, env)),
+    ),
     last_deployment: await lastDeployment(ctx, project),
   };
 }

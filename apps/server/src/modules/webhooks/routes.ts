@@ -1,9 +1,9 @@
-import { dbIdSchema, webhookDeliveryListResponseSchema } from '@launchbay/contract';
+import { dbIdSchema, projectGitResponseSchema, webhookDeliveryListResponseSchema } from '@launchbay/contract';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { HttpError } from '../../lib/errors';
+import { conflict, HttpError } from '../../lib/errors';
 import type { App } from '../../lib/http';
-import { projectWebhookUrl } from '../git-providers/service';
+import { projectWebhookUrl, registerProjectWebhook, removeProjectWebhook } from '../git-providers/service';
 import { getProjectRow } from '../projects/service';
 import { handleDelivery, listDeliveries, recordRejected, verifyDelivery, webhookSecret } from './service';
 
@@ -64,6 +64,35 @@ export async function webhookRoutes(app: App, ctx: AppContext) {
         webhook_url: project.gitConnectionId === null ? null : await projectWebhookUrl(ctx, project.id),
         webhook_registered: project.webhookHookId !== null,
         automatic_deploy: project.automaticDeploy,
+      };
+    },
+  );
+
+  app.post(
+    '/projects/:id/git',
+    {
+      // What the host was told stays told: a hook created there is recorded whatever the answer.
+      config: { transaction: false, audit: 'projects.git.webhook' },
+      schema: {
+        tags: ['git'],
+        summary:
+          "Register the project's push webhook on the host again (after the external URL was set, or the host refused it); without a registered webhook the branch is polled",
+        params: z.object({ id: dbIdSchema }),
+        response: { 200: projectGitResponseSchema },
+      },
+    },
+    async (request) => {
+      const project = await getProjectRow(ctx, request.params.id);
+      if (project.gitConnectionId === null)
+        throw conflict(`${project.name} is not from a connected repository: there is no webhook to register`);
+      const removal = await removeProjectWebhook(ctx, project);
+      if (removal)
+        request.log.warn({ projectId: project.id }, `The previous webhook of ${project.name} could not be removed: ${removal}`);
+      const result = await registerProjectWebhook(ctx, { ...project, webhookHookId: null });
+      return {
+        webhook_registered: result.registered,
+        webhook_url: await projectWebhookUrl(ctx, project.id),
+        detail: result.reason,
       };
     },
   );
