@@ -154,14 +154,15 @@ describe('git providers: adding one checks the token against the host', () => {
     }
   });
 
-  it('a host that cannot be reached is a clear error within seconds, and stores nothing', async () => {
+  it('a host that cannot be reached is a 400 on the base URL within seconds, and stores nothing', async () => {
     const started = Date.now();
     const refused = await api.call<ApiError>('POST', '/git-providers/github/pat', {
       token: admin,
       body: { name: 'Nowhere', token: GH_TOKEN, base_url: 'http://127.0.0.1:9' },
     });
-    expect(refused.status).toBe(502);
+    expect(refused.status).toBe(400);
     expect(refused.body.detail).toBe('Cannot connect to 127.0.0.1:9: check the base URL');
+    expect(refused.body.errors).toEqual([{ path: 'base_url', message: 'Cannot connect to 127.0.0.1:9: check the base URL' }]);
     expect(Date.now() - started).toBeLessThan(5_000);
     const names = (await api.call<ProviderList>('GET', '/git-providers', { token: admin })).body.providers.map((p) => p.name);
     expect(names).not.toContain('Nowhere');

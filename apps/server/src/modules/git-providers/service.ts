@@ -49,11 +49,14 @@ export function tokenUserFor(type: GitProviderType): string {
   return type === 'github' ? 'x-access-token' : 'oauth2';
 }
 
-/** A GitHostError as the API's answer: the host's refusal is the user's 400, a host that is down a 502. */
-export function hostFailure(error: unknown, field = 'token'): HttpError {
+/**
+ * A GitHostError as the API's answer: the host's refusal is the user's 400; a host that does not
+ * answer is a 400 on the base URL while it is being entered (`asInput`), a 502 for one already saved.
+ */
+export function hostFailure(error: unknown, field = 'token', asInput = false): HttpError {
   if (!(error instanceof GitHostError)) throw error;
   if (error.kind === 'unreachable' || error.kind === 'host')
-    return new HttpError(502, error.message, [{ path: 'base_url', message: error.message }]);
+    return new HttpError(asInput ? 400 : 502, error.message, [{ path: 'base_url', message: error.message }]);
   if (error.kind === 'refused') return badRequest(error.message, [{ path: 'base_url', message: error.message }]);
   if (error.kind === 'not_found') return notFound(error.message);
   return badRequest(error.message, [{ path: field, message: error.message }]);
@@ -115,7 +118,7 @@ export async function verifyToken(
   try {
     who = await client.whoami();
   } catch (error) {
-    throw hostFailure(error);
+    throw hostFailure(error, 'token', true);
   }
   // A GitHub fine-grained token reports no scopes: its repository access is checked when used.
   const missing =
