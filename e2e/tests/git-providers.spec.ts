@@ -76,6 +76,8 @@ test('an admin adds GitHub by token, deploys one of its repositories, and cannot
   platform,
   host,
 }) => {
+  // A deployment and several page loads: a busy CI machine takes several times longer than a laptop.
+  test.setTimeout(150_000);
   test.setTimeout(240_000);
   const { repo, fullName, name: repoName } = await staticSite(host);
   const providerName = `GitHub ${unique('e2e')}`;
