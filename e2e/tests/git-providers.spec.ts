@@ -1,6 +1,7 @@
 import { type GitHostStandIn, startGitHostStandIn, type TestRepo } from '@launchbay/testkit';
 import type { APIRequestContext } from '@playwright/test';
 import { test as base, expect, signIn, toast, unique } from '../fixtures';
+import { waitForDeployment } from '../support/deployments';
 
 /*
  * Git providers end to end, against a GitHub stand-in on loopback (the testkit's: GitHub's REST
@@ -42,27 +43,6 @@ async function staticSite(host: GitHostStandIn): Promise<{ repo: TestRepo; fullN
     { description: 'A static site on the GitHub stand-in' },
   );
   return { repo, fullName, name };
-}
-
-interface ApiDeployment {
-  id: number;
-  status: string;
-  error: string | null;
-}
-
-async function waitForDeployment(api: APIRequestContext, projectId: number, deploymentId: number): Promise<ApiDeployment> {
-  let last: ApiDeployment | undefined;
-  await expect
-    .poll(
-      async () => {
-        const response = await api.get(`/api/projects/${projectId}/deployments/${deploymentId}`);
-        last = (await response.json()) as ApiDeployment;
-        return last.status;
-      },
-      { timeout: 90_000, intervals: [500] },
-    )
-    .toMatch(/^(ready|failed|crashed|cancelled)$/);
-  return last!;
 }
 
 async function providerNames(api: APIRequestContext): Promise<string[]> {

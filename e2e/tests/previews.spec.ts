@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import { type GitHostStandIn, startGitHostStandIn, type TestRepo } from '@launchbay/testkit';
 import type { APIRequestContext, Page } from '@playwright/test';
 import { test as base, expect, signIn, toast, unique } from '../fixtures';
+import { waitForDeployment } from '../support/deployments';
 
 /*
  * Deploy on push and pull-request previews end to end, against a GitHub stand-in on loopback (the
@@ -127,21 +128,6 @@ async function deliver(
   const answer = (await response.json()) as DeliveryAnswer;
   expect(response.status, JSON.stringify(answer)).toBe(200);
   return answer;
-}
-
-async function waitForDeployment(api: APIRequestContext, projectId: number, deploymentId: number): Promise<ApiDeployment> {
-  let last: ApiDeployment | undefined;
-  await expect
-    .poll(
-      async () => {
-        const response = await api.get(`/api/projects/${projectId}/deployments/${deploymentId}`);
-        last = (await response.json()) as ApiDeployment;
-        return last.status;
-      },
-      { timeout: 90_000, intervals: [500] },
-    )
-    .toMatch(/^(ready|failed|crashed|cancelled)$/);
-  return last!;
 }
 
 async function previewsOf(api: APIRequestContext, projectId: number): Promise<ApiPreview[]> {

@@ -1,6 +1,7 @@
 import { type GitServer, startGitServer, type TestRepo } from '@launchbay/testkit';
-import type { APIRequestContext, Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
 import { test as base, expect, signIn, toast, unique } from '../fixtures';
+import { waitForDeployment } from '../support/deployments';
 
 /*
  * Projects end to end, against a real git server over HTTP with a token (the testkit's): the
@@ -57,21 +58,6 @@ interface ApiProject {
   id: number;
   slug: string;
   url: string;
-}
-
-async function waitForDeployment(api: APIRequestContext, projectId: number, deploymentId: number): Promise<ApiDeployment> {
-  let last: ApiDeployment | undefined;
-  await expect
-    .poll(
-      async () => {
-        const response = await api.get(`/api/projects/${projectId}/deployments/${deploymentId}`);
-        last = (await response.json()) as ApiDeployment;
-        return last.status;
-      },
-      { timeout: 90_000, intervals: [500] },
-    )
-    .toMatch(/^(ready|failed|crashed|cancelled)$/);
-  return last!;
 }
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -3,6 +3,7 @@ import { screen, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '@/lib/toast';
+import { providerProject } from '@/test/fixtures';
 import { renderWithProviders } from '@/test/render';
 import { PreviewsCard } from './previews-card';
 import ProjectOverviewPage from './project-overview-page';
@@ -11,37 +12,7 @@ vi.mock('@/lib/toast', () => ({ toast: { success: vi.fn(), error: vi.fn(), info:
 
 const NOW = new Date().toISOString();
 
-const PROJECT: ProjectDetail = {
-  id: 5,
-  name: 'Shop',
-  slug: 'shop',
-  created_at: NOW,
-  git_url: 'https://github.com/octo-user/shop.git',
-  has_git_token: true,
-  deploy_key_public: null,
-  branch: 'main',
-  root_directory: '.',
-  preset: null,
-  install_command: null,
-  build_command: null,
-  start_command: null,
-  output_directory: null,
-  port: null,
-  automatic_deploy: true,
-  previews_enabled: true,
-  repository: {
-    id: 9,
-    full_name: 'octo-user/shop',
-    html_url: null,
-    connection_id: 2,
-    provider_type: 'github',
-    webhook_registered: true,
-  },
-  url: 'http://shop.localhost:8080',
-  environments: [],
-  last_deployment: null,
-  updated_at: NOW,
-};
+const PROJECT: ProjectDetail = providerProject({ environments: [] });
 
 const preview = (pr: number, extra: Partial<Preview>): Preview => ({
   environment_id: 100 + pr,
