@@ -230,6 +230,31 @@ const CASES: Record<string, Case> = {
       secrets: [GITLAB_APP.clientSecret],
     }),
   },
+  'POST /api/git-providers/{provider_id}/authorize': {
+    action: 'git_providers.authorize',
+    targetType: 'git_provider',
+    prepare: async () => {
+      const started = await api.call<{ provider: { id: number } }>('POST', '/git-providers/gitlab/oauth', {
+        token: admin,
+        body: {
+          name: 'GitLab to authorise',
+          base_url: gitlab.baseUrl,
+          client_id: GITLAB_APP.clientId,
+          client_secret: GITLAB_APP.clientSecret,
+        },
+      });
+      expect(started.status, JSON.stringify(started.body)).toBe(201);
+      const providerId = started.body.provider.id;
+      return {
+        path: `/git-providers/${providerId}/authorize`,
+        token: admin,
+        status: 200,
+        targetId: String(providerId),
+        actorUserId: adminId,
+        params: { provider_id: providerId },
+      };
+    },
+  },
   'DELETE /api/git-providers/{provider_id}': {
     action: 'git_providers.delete',
     targetType: 'git_provider',

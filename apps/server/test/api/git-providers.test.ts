@@ -128,6 +128,8 @@ describe('git providers: adding one checks the token against the host', () => {
     expect(listedProviders.body.providers.map((p) => p.id)).toContain(created.body.id);
     const one = await api.call<GitProvider>('GET', `/git-providers/${created.body.id}`, { token: admin });
     expect(one.body.account_login).toBe('octo-user');
+    // A token provider has nothing to authorise: it takes a new token instead.
+    expect((await api.call('POST', `/git-providers/${created.body.id}/authorize`, { token: admin })).status).toBe(409);
   });
 
   it('a wrong token is a 400 on the token field and stores nothing', async () => {
@@ -293,6 +295,20 @@ describe('GitLab by OAuth', () => {
       // The state was for one use: replaying the callback opens nothing.
       const replay = await fetch(back, { redirect: 'manual', headers: { authorization: `Bearer ${admin}` } });
       expect(replay.headers.get('location')).toMatch(/^\/git-sources\/add\?error=/);
+
+      // Authorised again (a revoked token, say): a new state, the same provider and account.
+      const again = await api.call<{ authorize_url: string }>('POST', `/git-providers/${provider.body.id}/authorize`, {
+        token: admin,
+      });
+      expect(again.status).toBe(200);
+      const newState = new URL(again.body.authorize_url).searchParams.get('state');
+      expect(newState).not.toBe(authorize.searchParams.get('state'));
+      const backAgain = new URL((await fetch(again.body.authorize_url, { redirect: 'manual' })).headers.get('location') ?? '');
+      const completed = await fetch(backAgain, { redirect: 'manual', headers: { authorization: `Bearer ${admin}` } });
+      expect(completed.headers.get('location')).toBe(`/git-providers/${provider.body.id}`);
+      expect((await connectionOf(provider.body.id)).account_login).toBe('oauth-user');
+      expect((await api.call('POST', `/git-providers/${provider.body.id}/authorize`, { token: user.token })).status).toBe(403);
+      expect((await api.call('POST', '/git-providers/999999/authorize', { token: admin })).status).toBe(404);
     } finally {
       await host.close();
     }

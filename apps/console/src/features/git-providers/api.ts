@@ -54,6 +54,14 @@ export function useCreateGitlabOauthProvider() {
   });
 }
 
+/** POST /git-providers/{id}/authorize: a new GitLab authorisation for an OAuth provider (abandoned sign-in, revoked token). */
+export function useAuthorizeGitProvider() {
+  return useMutation({
+    mutationFn: (id: number) =>
+      api(`/git-providers/${id}/authorize`, { method: 'POST', response: gitlabOauthStartResponseSchema }),
+  });
+}
+
 /** GET /git-providers/{id}/deletion-check, asked fresh each time Delete is pressed. */
 export function useDeletionCheck() {
   return useMutation({

@@ -1,5 +1,5 @@
 import type { GitConnection, GitProvider } from '@launchbay/contract';
-import { GitBranch, TriangleAlert, Unplug } from 'lucide-react';
+import { GitBranch, KeyRound, TriangleAlert, Unplug } from 'lucide-react';
 import { type ReactNode, useState } from 'react';
 import { Link, useParams } from 'react-router';
 import { GIT_PROVIDER_LABEL, GitProviderIcon } from '@/components/git/git-provider-icon';
@@ -12,7 +12,8 @@ import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail, isApiError } from '@/lib/api';
 import { formatDateTime } from '@/lib/format';
 import { useIsAdmin } from '@/lib/roles';
-import { useGitConnections, useGitProvider } from './api';
+import { toast } from '@/lib/toast';
+import { useAuthorizeGitProvider, useGitConnections, useGitProvider } from './api';
 import { ConnectionCard } from './connection-card';
 import { DeleteGitProviderButton } from './delete-provider';
 import { GIT_SOURCES_PATH, parseProviderId, safeHref } from './model';
@@ -100,18 +101,39 @@ function DetailsCard({ provider }: { provider: GitProvider }) {
 }
 
 function NotAuthorisedNotice({ provider }: { provider: GitProvider }) {
+  const isAdmin = useIsAdmin();
   if (provider.is_active) return null;
   return (
     <div
       role="status"
-      className="flex items-start gap-3 rounded-lg border border-warning/50 bg-warning/10 p-3 text-amber-800 text-sm dark:text-warning"
+      className="flex flex-wrap items-start gap-3 rounded-lg border border-warning/50 bg-warning/10 p-3 text-amber-800 text-sm dark:text-warning"
     >
       <TriangleAlert className="mt-0.5 size-4 shrink-0" />
-      <p>
-        {GIT_PROVIDER_LABEL[provider.provider_type]} has not authorised Launchbay yet: the OAuth sign-in was not finished. Delete
-        this provider and add it again to start over.
+      <p className="min-w-0 flex-1">
+        {GIT_PROVIDER_LABEL[provider.provider_type]} has not authorised Launchbay yet: the OAuth sign-in was not finished.
+        {isAdmin ? ' Authorise it to connect its account.' : ' An admin can authorise it.'}
       </p>
+      {isAdmin ? <AuthorizeButton provider={provider} label="Authorise" /> : null}
     </div>
+  );
+}
+
+/** Sends the browser to GitLab for a new authorisation; GitLab sends it back to this page. */
+function AuthorizeButton({ provider, label }: { provider: GitProvider; label: string }) {
+  const authorize = useAuthorizeGitProvider();
+  const run = async () => {
+    try {
+      const started = await authorize.mutateAsync(provider.id);
+      window.location.assign(started.authorize_url);
+    } catch (error) {
+      toast.error('Could not start the authorisation', { description: errorDetail(error) });
+    }
+  };
+  return (
+    <Button variant="outline" size="sm" onClick={() => void run()} disabled={authorize.isPending}>
+      <KeyRound />
+      {authorize.isPending ? 'Opening GitLab...' : label}
+    </Button>
   );
 }
 
@@ -211,7 +233,16 @@ function GitProviderView({ provider }: { provider: GitProvider }) {
       documentTitle={provider.name}
       description={<ProviderBadges provider={provider} />}
       back={<BackToGitProviders />}
-      actions={isAdmin ? <DeleteGitProviderButton provider={provider} /> : null}
+      actions={
+        isAdmin ? (
+          <>
+            {provider.auth_method === 'oauth' && provider.is_active ? (
+              <AuthorizeButton provider={provider} label="Authorise again" />
+            ) : null}
+            <DeleteGitProviderButton provider={provider} />
+          </>
+        ) : null
+      }
     >
       <NotAuthorisedNotice provider={provider} />
       <div className="grid items-start gap-6 lg:grid-cols-[minmax(0,1fr)_22rem]">

@@ -44,6 +44,7 @@ const VERB_SEGMENTS = new Set([
   'rollback',
   'update-token',
   'approve',
+  'authorize',
 ]);
 const SECRET_KEY = /pass(word)?|secret|token|api_?key|^code$|webhook|credential|private|authorization|cookie/i;
 /** Singular names for the target of a route, by its first path segment. */

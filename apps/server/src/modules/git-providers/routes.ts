@@ -42,6 +42,7 @@ import {
   listProviders,
   listRepositories,
   refreshRepository,
+  restartGitlabOauth,
   syncRepositories,
   toProvider,
   toRepository,
@@ -149,6 +150,28 @@ export async function gitProviderRoutes(app: App, ctx: AppContext) {
         const detail = (failure as { detail?: string }).detail ?? (failure as Error).message;
         return reply.redirect(`/git-sources/add?error=${encodeURIComponent(detail)}`);
       }
+    },
+  );
+
+  app.post(
+    '/git-providers/:provider_id/authorize',
+    {
+      config: { access: 'admin' },
+      schema: {
+        tags: ['git'],
+        summary: 'Authorise an OAuth provider again (an abandoned sign-in, a revoked token): answers where to send the browser',
+        params: providerParams,
+        response: { 200: gitlabOauthStartResponseSchema },
+      },
+    },
+    async (request) => {
+      const provider = await restartGitlabOauth(ctx, await getProviderRow(ctx, request.params.provider_id));
+      const callback = oauthCallbackUrl(origin(request));
+      return {
+        provider: await toProvider(ctx, provider),
+        authorize_url: authorizeUrl(provider, callback),
+        oauth_callback_url: callback,
+      };
     },
   );
 

@@ -732,3 +732,18 @@ export async function refreshRepository(ctx: AppContext, row: RepositoryRow): Pr
     .returning();
   return updated ?? row;
 }
+
+/**
+ * A new authorisation for an OAuth provider (one whose sign-in was abandoned, or whose refresh
+ * token GitLab revoked): a fresh single-use state; the previous state no longer completes.
+ */
+export async function restartGitlabOauth(ctx: AppContext, provider: GitProviderRow): Promise<GitProviderRow> {
+  if (provider.authMethod !== 'oauth')
+    throw conflict(`${provider.name} signs in with a token: give it a new one (update-token) instead`);
+  const [updated] = await ctx.db
+    .update(gitProviders)
+    .set({ oauthState: newOauthState(), updatedAt: new Date() })
+    .where(eq(gitProviders.id, provider.id))
+    .returning();
+  return updated ?? provider;
+}
