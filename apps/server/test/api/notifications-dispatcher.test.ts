@@ -455,7 +455,10 @@ describe('the durable queue', () => {
     await slackProvider(slack.url());
     const connection = platform.databaseUrl ? { connectionString: platform.databaseUrl } : platform.embedded?.connection;
     const pool = createPool({ ...connection, max: 5 });
-    const otherNode = startNotificationWorker({ ...platform.ctx, pool, db: createDb(pool) }, pino({ level: 'silent' }));
+    // The other node looks for work every 50 ms (this node is woken by its own enqueues): it cannot
+    // miss the second or so of work by sleeping through an idle back-off.
+    const config = { ...platform.ctx.config, jobPollMs: 50, jobIdlePollMs: 50 };
+    const otherNode = startNotificationWorker({ ...platform.ctx, config, pool, db: createDb(pool) }, pino({ level: 'silent' }));
     cleanups.push(async () => {
       await otherNode.stop();
       await pool.end();
