@@ -1,21 +1,19 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { parseDotenv } from '@launchbay/contract';
-import { ClipboardPaste, Eye, EyeOff, FileText, Plus, Rocket, X } from 'lucide-react';
-import { type ClipboardEvent, type ReactNode, useEffect, useRef, useState } from 'react';
+import { ClipboardPaste, Eye, EyeOff, FileText, Plus, X } from 'lucide-react';
+import { type ClipboardEvent, useEffect, useRef, useState } from 'react';
 import { type Path, useFieldArray, useForm } from 'react-hook-form';
-import { Link } from 'react-router';
 import { FormField } from '@/components/form/form-field';
-import { Button, buttonVariants } from '@/components/ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
+import { Button } from '@/components/ui/button';
 import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
-import { Spinner } from '@/components/ui/spinner';
 import { Textarea } from '@/components/ui/textarea';
 import { errorDetail, isApiError } from '@/lib/api';
 import { toast } from '@/lib/toast';
 import type { Preset } from './api';
 import { BuildSettingsFields, LaunchbayJsonNote } from './build-settings-fields';
+import { DeployActions, Section } from './new-project-parts';
 import {
   EMPTY_NEW_PROJECT,
   type NewProjectFormInput,
@@ -55,18 +53,6 @@ export function mergeEnvRows(rows: EnvRow[], entries: EnvRow[]): { rows: EnvRow[
 
 function pluralVars(n: number): string {
   return `${n} variable${n === 1 ? '' : 's'}`;
-}
-
-function Section({ title, description, children }: { title: string; description: ReactNode; children: ReactNode }) {
-  return (
-    <Card>
-      <CardHeader>
-        <CardTitle>{title}</CardTitle>
-        <CardDescription>{description}</CardDescription>
-      </CardHeader>
-      <CardContent>{children}</CardContent>
-    </Card>
-  );
 }
 
 export function NewProjectForm({
@@ -389,20 +375,7 @@ export function NewProjectForm({
         </Section>
       </fieldset>
 
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:items-center sm:justify-end">
-        {busy && progress ? (
-          <p className="text-muted-foreground text-sm sm:mr-auto" aria-live="polite">
-            {progress}
-          </p>
-        ) : null}
-        <Link to="/projects" className={buttonVariants({ variant: 'outline' })} aria-disabled={busy || undefined}>
-          Cancel
-        </Link>
-        <Button type="submit" disabled={busy}>
-          {busy ? <Spinner /> : <Rocket />}
-          {busy ? 'Deploying…' : 'Deploy'}
-        </Button>
-      </div>
+      <DeployActions busy={busy} progress={progress} />
     </form>
   );
 }

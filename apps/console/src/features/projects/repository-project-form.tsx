@@ -1,19 +1,15 @@
 import { zodResolver } from '@hookform/resolvers/zod';
 import { branchNameSchema } from '@launchbay/contract';
-import { Rocket } from 'lucide-react';
-import { type ReactNode, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { Controller, type Path, useForm } from 'react-hook-form';
-import { Link } from 'react-router';
 import { FormField } from '@/components/form/form-field';
-import { Button, buttonVariants } from '@/components/ui/button';
-import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Input } from '@/components/ui/input';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui/select';
-import { Spinner } from '@/components/ui/spinner';
 import { errorDetail, isApiError } from '@/lib/api';
 import { type Repository, useBranches, useGitConnections } from '@/lib/git-queries';
 import { toast } from '@/lib/toast';
 import { DetectedPreset } from './detected-preset';
+import { DeployActions, Section } from './new-project-parts';
 import {
   EMPTY_REPOSITORY_PROJECT,
   type NewProjectSubmission,
@@ -24,18 +20,6 @@ import {
   toRepositorySubmission,
 } from './new-project-schema';
 import { RepositoryPicker } from './repository-picker';
-
-function Section({ title, description, children }: { title: string; description: ReactNode; children: ReactNode }) {
-  return (
-    <Card>
-      <CardHeader>
-        <CardTitle>{title}</CardTitle>
-        <CardDescription>{description}</CardDescription>
-      </CardHeader>
-      <CardContent>{children}</CardContent>
-    </Card>
-  );
-}
 
 /** The branch: picked from the host's list (the default one first), or typed when the list cannot be read. */
 function BranchField({
@@ -217,20 +201,7 @@ export function RepositoryProjectForm({
         </Section>
       ) : null}
 
-      <div className="flex flex-col-reverse gap-2 sm:flex-row sm:items-center sm:justify-end">
-        {busy && progress ? (
-          <p className="text-muted-foreground text-sm sm:mr-auto" aria-live="polite">
-            {progress}
-          </p>
-        ) : null}
-        <Link to="/projects" className={buttonVariants({ variant: 'outline' })} aria-disabled={busy || undefined}>
-          Cancel
-        </Link>
-        <Button type="submit" disabled={busy || noConnections}>
-          {busy ? <Spinner /> : <Rocket />}
-          {busy ? 'Deploying…' : 'Deploy'}
-        </Button>
-      </div>
+      <DeployActions busy={busy} progress={progress} disabled={noConnections} />
     </form>
   );
 }
