@@ -101,6 +101,8 @@ export type ForwardContext = {
   pools: UpstreamPools;
   /** The route for the host and path as the table says now: a retry goes where a new request would. */
   rematch(): Route | undefined;
+  /** The request goes to another upstream than the first (for its log row). */
+  onRetry?(upstream: RouteUpstream): void;
 };
 
 /**
@@ -168,6 +170,7 @@ class Exchange {
       if (route?.state === 'live') {
         const upstream = this.context.pools.pick(route);
         if (upstream) {
+          this.context.onRetry?.(upstream);
           this.send(upstream, true);
           return;
         }

@@ -17,6 +17,7 @@ import {
 } from '@launchbay/edge-protocol';
 import { type EdgeConfig, loadEdgeConfig } from './config';
 import { createProxyServer } from './proxy';
+import { ProxyLogWriter } from './proxy-log-writer';
 import { PgRouteSource } from './route-source';
 import { RouteTableHolder } from './route-table';
 import { acquireState, releaseState, updateState } from './state-file';
@@ -78,10 +79,12 @@ async function main(): Promise<void> {
 
   const routes = new RouteTableHolder();
   const source = new PgRouteSource(paths.database, routes, log);
+  const proxyLog = new ProxyLogWriter({ sink: () => source.client, log });
   let port = 0;
   const server = createProxyServer({
     instanceId: config.instanceId,
     routes,
+    log: proxyLog,
     identity: () => ({
       pid: process.pid,
       instanceId: config.instanceId,
@@ -89,6 +92,7 @@ async function main(): Promise<void> {
       routes: routes.table.routes.length,
       routeTableVersion: routes.table.version,
       database: source.connected ? 'connected' : 'disconnected',
+      proxyLog: proxyLog.stats,
     }),
   });
   try {
@@ -104,6 +108,7 @@ async function main(): Promise<void> {
   updateState(paths.state, { ...state, status: 'ready', port });
   log(`listening on ${config.host}:${port} for ${config.dataDir}`);
   source.start();
+  proxyLog.start();
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -114,7 +119,11 @@ async function main(): Promise<void> {
     releaseState(paths.state, config.instanceId);
     server.close();
     server.closeIdleConnections();
-    void source.stop().finally(() => process.exit(0));
+    // What waits in the buffer goes to the database before the connection does.
+    void proxyLog
+      .close()
+      .then(() => source.stop())
+      .finally(() => process.exit(0));
   };
   // The state file is how a control plane finds this edge. When it is gone (the data folder was
   // deleted) or names another edge, nobody can adopt or stop this one any more: end it rather than

@@ -19,6 +19,7 @@ import {
   startingPage,
   unreachablePage,
 } from './pages';
+import { logWhenDone, type RequestLog, type RequestRecord, rowFor, startRecord } from './request-log';
 import type { RouteTableHolder } from './route-table';
 import { StaticFiles } from './static';
 import { proxyUpgrade } from './upgrade';
@@ -52,6 +53,8 @@ export type ProxyServerOptions = {
   routes: RouteTableHolder;
   identity: () => EdgeIdentity;
   timeouts?: Partial<UpstreamTimeouts>;
+  /** Where each request's log row goes once it is over (none: requests are not logged). */
+  log?: RequestLog;
 };
 
 /**
@@ -66,21 +69,24 @@ export function createProxyServer(options: ProxyServerOptions): http.Server {
   const { routes } = options;
   const stopWatching = routes.onChange((table) => pools.retain(table));
 
-  const destination = (req: http.IncomingMessage): Destination => {
+  const destination = (req: http.IncomingMessage, record: RequestRecord | null): Destination => {
     const host = requestHost(req);
     if (!host) return { kind: 'page', page: badRequestPage('The request has no valid Host header.') };
+    if (record) record.host = host;
     const url = req.url ?? '/';
     if (url[0] !== '/') return { kind: 'page', page: badRequestPage('The request target must be a path.') };
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
     const route = routes.match(host, path);
     if (!route) return { kind: 'page', page: noAppPage(host) };
+    if (record) record.route = route;
     if (route.state === 'starting') return { kind: 'page', page: startingPage(host) };
     if (route.state === 'down') return { kind: 'page', page: downPage(host) };
     if (route.target.kind === 'static') return { kind: 'static', host, route: route as Route & { target: { kind: 'static' } } };
     const upstream = pools.pick(route);
     // Live with no upstream to send to: as good as down, and said so at once.
     if (!upstream) return { kind: 'page', page: unreachablePage(host) };
+    if (record) record.upstream = upstream;
     return { kind: 'upstream', host, path, upstream };
   };
 
@@ -95,25 +101,43 @@ export function createProxyServer(options: ProxyServerOptions): http.Server {
         res.end(body);
         return;
       }
-      const to = destination(req);
+      const record = options.log ? startRecord() : null;
+      if (record && options.log) logWhenDone(req, res, record, options.log);
+      const to = destination(req, record);
       switch (to.kind) {
         case 'page':
           return sendPage(req, res, to.page);
         case 'static':
           return void files.serve(req, res, to.host, to.route.target, to.route.pathPrefix).catch(() => res.destroy());
         case 'upstream':
-          return forward(req, res, to.host, to.upstream, { pools, rematch: () => routes.match(to.host, to.path) });
+          return forward(req, res, to.host, to.upstream, {
+            pools,
+            rematch: () => routes.match(to.host, to.path),
+            onRetry: (upstream) => {
+              if (record) record.upstream = upstream;
+            },
+          });
       }
     },
   );
   server.on('upgrade', (req: http.IncomingMessage, socket, head: Buffer) => {
     socket.on('error', () => socket.destroy());
-    const to = destination(req);
-    if (to.kind === 'page') return sendPageOnSocket(req, socket, to.page);
+    const record = options.log ? startRecord() : null;
+    const outcome = { status: 101 };
+    if (record && options.log) {
+      const log = options.log;
+      socket.once('close', () => log.record(rowFor(req, record, outcome.status, req.socket)));
+    }
+    const to = destination(req, record);
+    if (to.kind === 'page') {
+      outcome.status = to.page.status;
+      return sendPageOnSocket(req, socket, to.page);
+    }
     if (to.kind === 'static') {
+      outcome.status = 400;
       return sendPageOnSocket(req, socket, badRequestPage('This address does not take WebSocket connections.'));
     }
-    proxyUpgrade(req, socket, head, to.host, to.upstream, timeouts);
+    proxyUpgrade(req, socket, head, to.host, to.upstream, timeouts, outcome);
   });
   server.on('clientError', (_error, socket) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');

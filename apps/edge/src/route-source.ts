@@ -41,6 +41,11 @@ export class PgRouteSource {
     return this.#connected;
   }
 
+  /** The connection while it is up (the proxy-log writer shares it), undefined while the database is away. */
+  get client(): EdgeSql | undefined {
+    return this.#connected ? this.#client : undefined;
+  }
+
   start(): void {
     void this.#connect();
   }

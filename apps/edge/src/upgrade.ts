@@ -85,6 +85,8 @@ export function proxyUpgrade(
   host: string,
   upstream: RouteUpstream,
   timeouts: UpstreamTimeouts,
+  /** Filled with the status the client got (101 once the app agreed), for the request's log row. */
+  outcome: { status: number } = { status: 101 },
 ): void {
   const app =
     upstream.kind === 'tcp'
@@ -100,6 +102,7 @@ export function proxyUpgrade(
     if (failed || answered) return;
     failed = true;
     app.destroy();
+    outcome.status = page === 'timeout' ? timeoutPage(host).status : unreachablePage(host).status;
     sendPageOnSocket(req, client, page === 'timeout' ? timeoutPage(host) : unreachablePage(host));
   };
   /** A reset on either side: the other one is cut too. */
@@ -121,6 +124,7 @@ export function proxyUpgrade(
     if (!parsed) return fail('unreachable');
     app.off('data', onAnswer);
     answered = true;
+    outcome.status = parsed.status;
     clearTimeout(timer);
     const rest = received.subarray(end + 4);
     if (parsed.status === 101) {

@@ -3,8 +3,16 @@ import { auditRetention } from './modules/audit/jobs';
 import { authSweep } from './modules/auth/jobs';
 import { deploymentLogRetention, deploymentQueue } from './modules/deployments/jobs';
 import { notificationDeliveryQueue, notificationRetention } from './modules/notifications/dispatcher';
+import { proxyLogRetention } from './modules/proxy-logs/jobs';
 
-const PERIODIC_TASKS = [notificationRetention, authSweep, auditRetention, jobRetention, deploymentLogRetention];
+const PERIODIC_TASKS = [
+  notificationRetention,
+  authSweep,
+  auditRetention,
+  jobRetention,
+  deploymentLogRetention,
+  proxyLogRetention,
+];
 
 /** Every queue and schedule the platform runs: a new area adds its own here (from its jobs.ts). */
 export const PLATFORM_JOBS = {

@@ -9,5 +9,6 @@ export * from './git-providers';
 export * from './notifications';
 export * from './platform';
 export * from './projects';
+export * from './proxy-logs';
 export * from './settings';
 export * from './users';

@@ -60,6 +60,8 @@ export type EdgeIdentity = {
   routes: number;
   routeTableVersion: number;
   database: 'connected' | 'disconnected';
+  /** Proxy-log rows waiting for the database, dropped (buffer full) and written since the edge started. */
+  proxyLog?: { buffered: number; dropped: number; written: number };
 };
 
 /** Exit codes of the edge process (its log says why, too). */

@@ -11,6 +11,7 @@ export * from '../modules/environments/schema';
 export * from '../modules/git-providers/schema';
 export * from '../modules/notifications/schema';
 export * from '../modules/projects/schema';
+export * from '../modules/proxy-logs/schema';
 export * from '../modules/settings/schema';
 export * from '../modules/users/schema';
 export * from '../modules/webhooks/schema';

@@ -7,12 +7,14 @@ import { cronRoutes } from '../modules/crons/routes';
 import { deploymentRoutes } from '../modules/deployments/routes';
 import { envVarRoutes } from '../modules/env-vars/routes';
 import { environmentRoutes } from '../modules/environments/routes';
+import { geoRoutes } from '../modules/geo/routes';
 import { gitProviderRoutes } from '../modules/git-providers/routes';
 import { jobRoutes } from '../modules/jobs/routes';
 import { notificationRoutes } from '../modules/notifications/routes';
 import { platformRoutes } from '../modules/platform/routes';
 import { previewRoutes } from '../modules/previews/routes';
 import { projectRoutes } from '../modules/projects/routes';
+import { proxyLogRoutes } from '../modules/proxy-logs/routes';
 import { settingsRoutes } from '../modules/settings/routes';
 import { userRoutes } from '../modules/users/routes';
 import { webhookRoutes } from '../modules/webhooks/routes';
@@ -26,6 +28,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   deploymentRoutes,
   envVarRoutes,
   environmentRoutes,
+  geoRoutes,
   cronRoutes,
   gitProviderRoutes,
   webhookRoutes,
@@ -33,6 +36,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   apiKeyRoutes,
   settingsRoutes,
   auditRoutes,
+  proxyLogRoutes,
   notificationRoutes,
   jobRoutes,
 ];

@@ -1,0 +1,86 @@
+import type http from 'node:http';
+import type { Socket } from 'node:net';
+import type { TLSSocket } from 'node:tls';
+import { PROXY_LOG_TEXT_LIMIT, type ProxyLogRow, type Route, type RouteUpstream } from '@launchbay/edge-protocol';
+
+/** What one request's log row needs beyond the request itself: filled in as the request is routed. */
+export type RequestRecord = {
+  at: number;
+  start: number;
+  host: string | null;
+  route: Route | undefined;
+  upstream: RouteUpstream | undefined;
+};
+
+export type RequestLog = { record(row: ProxyLogRow): void };
+
+/** The socket's byte counters when its previous request was logged (keep-alive carries many requests). */
+const LOGGED_BYTES = Symbol('loggedBytes');
+type CountedSocket = Socket & { [LOGGED_BYTES]?: { read: number; written: number } };
+
+export function startRecord(): RequestRecord {
+  return { at: Date.now(), start: performance.now(), host: null, route: undefined, upstream: undefined };
+}
+
+const cut = (text: string) => (text.length > PROXY_LOG_TEXT_LIMIT ? text.slice(0, PROXY_LOG_TEXT_LIMIT) : text);
+
+function header(req: http.IncomingMessage, name: 'user-agent' | 'referer'): string | null {
+  const value = req.headers[name];
+  return typeof value === 'string' && value.length > 0 ? cut(value) : null;
+}
+
+/** The client's address as text: an IPv4 client on a dual-stack socket is shown as IPv4. */
+export function clientAddress(socket: Socket): string {
+  const address = socket.remoteAddress ?? '';
+  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
+}
+
+function upstreamText(upstream: RouteUpstream | undefined): string | null {
+  if (!upstream) return null;
+  return upstream.kind === 'tcp' ? `${upstream.host}:${upstream.port}` : `unix:${upstream.socketPath}`;
+}
+
+/**
+ * The log row of a request that is over: its bytes are what its socket carried since the previous
+ * request on it was logged (so they include the request line, headers and framing, as nginx counts).
+ * `status` overrides the response's (an upgrade has no ServerResponse).
+ */
+export function rowFor(req: http.IncomingMessage, record: RequestRecord, status: number, socket: Socket): ProxyLogRow {
+  const counted = socket as CountedSocket;
+  const before = counted[LOGGED_BYTES] ?? { read: 0, written: 0 };
+  const read = socket.bytesRead;
+  const written = socket.bytesWritten;
+  counted[LOGGED_BYTES] = { read, written };
+  const url = req.url ?? '/';
+  const q = url.indexOf('?');
+  const { route } = record;
+  const tls = (socket as Partial<TLSSocket>).encrypted ? ((socket as TLSSocket).getProtocol() ?? null) : null;
+  return {
+    at: new Date(record.at).toISOString(),
+    method: req.method ?? 'GET',
+    host: record.host ?? cut(req.headers.host ?? ''),
+    path: cut(q === -1 ? url : url.slice(0, q)),
+    query: q === -1 || q === url.length - 1 ? null : cut(url.slice(q + 1)),
+    status,
+    durationMs: Math.round((performance.now() - record.start) * 100) / 100,
+    bytesIn: Math.max(0, read - before.read),
+    bytesOut: Math.max(0, written - before.written),
+    clientIp: clientAddress(socket),
+    userAgent: header(req, 'user-agent'),
+    referrer: header(req, 'referer'),
+    route: route ? `${route.host}${route.pathPrefix}` : null,
+    projectId: route?.projectId ?? null,
+    environmentId: route?.environmentId ?? null,
+    deploymentId: route?.deploymentId ?? null,
+    upstream: upstreamText(record.upstream),
+    tlsVersion: tls,
+  };
+}
+
+/** Logs the request once its answer is over (sent whole, or cut: a client gone before the headers is 499, as nginx says). */
+export function logWhenDone(req: http.IncomingMessage, res: http.ServerResponse, record: RequestRecord, log: RequestLog): void {
+  res.once('close', () => {
+    const status = res.headersSent ? res.statusCode : 499;
+    log.record(rowFor(req, record, status, req.socket));
+  });
+}

@@ -1,0 +1,95 @@
+import { PROXY_LOG_DROPS_INSERT_SQL, PROXY_LOG_INSERT_SQL, type ProxyLogRow } from '@launchbay/edge-protocol';
+import { describe, expect, it } from 'vitest';
+import { type ProxyLogSink, ProxyLogWriter } from '../src/proxy-log-writer';
+
+const row = (i: number): ProxyLogRow => ({
+  at: new Date(1_700_000_000_000 + i).toISOString(),
+  method: 'GET',
+  host: 'a.localhost',
+  path: `/${i}`,
+  query: null,
+  status: 200,
+  durationMs: 1,
+  bytesIn: 10,
+  bytesOut: 20,
+  clientIp: '127.0.0.1',
+  userAgent: null,
+  referrer: null,
+  route: null,
+  projectId: null,
+  environmentId: null,
+  deploymentId: null,
+  upstream: null,
+  tlsVersion: null,
+});
+
+/** A database stand-in that records the statements it takes, and refuses them while `down`. */
+function recordingSink() {
+  const sink = {
+    down: false,
+    rows: [] as ProxyLogRow[],
+    drops: [] as unknown[][],
+    unsafe(query: string, parameters: unknown[]) {
+      if (sink.down) return Promise.reject(new Error('connection refused'));
+      if (query === PROXY_LOG_INSERT_SQL) sink.rows.push(...(JSON.parse(parameters[0] as string) as ProxyLogRow[]));
+      else if (query === PROXY_LOG_DROPS_INSERT_SQL) sink.drops.push(parameters);
+      else return Promise.reject(new Error(`unexpected statement ${query}`));
+      return Promise.resolve([]);
+    },
+  };
+  return sink;
+}
+
+describe('the proxy-log writer', () => {
+  it('writes in batches, in order', async () => {
+    const sink = recordingSink();
+    const writer = new ProxyLogWriter({ sink: () => sink, log: () => undefined, batchRows: 3, bufferRows: 100 });
+    for (let i = 0; i < 7; i++) writer.record(row(i));
+    await writer.flush();
+    expect(sink.rows.map((r) => r.path)).toEqual(['/0', '/1', '/2', '/3', '/4', '/5', '/6']);
+    expect(writer.stats).toEqual({ buffered: 0, dropped: 0, written: 7 });
+  });
+
+  it('keeps rows while the database is away, drops and counts what does not fit, and writes the count after', async () => {
+    const sink = recordingSink();
+    let connected: ProxyLogSink | undefined;
+    const problems: string[] = [];
+    const writer = new ProxyLogWriter({
+      sink: () => connected,
+      log: (message) => problems.push(message),
+      batchRows: 4,
+      bufferRows: 10,
+    });
+    for (let i = 0; i < 14; i++) writer.record(row(i)); // no database at all: 10 wait, 4 are dropped
+    await writer.flush();
+    expect(writer.stats).toEqual({ buffered: 10, dropped: 4, written: 0 });
+
+    connected = sink;
+    sink.down = true; // connected, but every write fails: nothing is lost beyond the bound
+    await writer.flush();
+    expect(writer.stats.buffered).toBe(10);
+    expect(problems).toHaveLength(1);
+    await writer.flush();
+    expect(problems).toHaveLength(1); // the same problem is said once
+
+    sink.down = false;
+    await writer.flush();
+    expect(sink.rows.map((r) => r.path)).toEqual(['/0', '/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8', '/9']);
+    expect(sink.drops).toEqual([[4, row(10).at, row(13).at]]);
+    expect(writer.stats).toEqual({ buffered: 0, dropped: 4, written: 10 });
+    await writer.flush();
+    expect(sink.drops).toHaveLength(1); // counted once
+  });
+
+  it('never blocks the caller: record returns at once even while a write hangs', async () => {
+    let release: () => void = () => undefined;
+    const slow: ProxyLogSink = { unsafe: () => new Promise<void>((resolve) => (release = resolve)) };
+    const writer = new ProxyLogWriter({ sink: () => slow, log: () => undefined, batchRows: 2, bufferRows: 5 });
+    const started = performance.now();
+    for (let i = 0; i < 1000; i++) writer.record(row(i));
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(writer.stats.buffered).toBeLessThanOrEqual(5);
+    expect(writer.stats.dropped).toBeGreaterThan(990);
+    release();
+  });
+});

@@ -1,0 +1,139 @@
+import type { ProxyLog, ProxyLogList, proxyLogQuerySchema } from '@launchbay/contract';
+import type { z } from 'zod';
+import type { AppContext } from '../../context';
+
+type Query = z.output<typeof proxyLogQuerySchema>;
+
+type Row = {
+  id: string;
+  at_ms: string;
+  method: string;
+  host: string;
+  path: string;
+  query: string | null;
+  status: number;
+  duration_ms: number;
+  bytes_in: string;
+  bytes_out: string;
+  client_ip: string;
+  user_agent: string | null;
+  referrer: string | null;
+  route: string | null;
+  project_id: number | null;
+  project_name: string | null;
+  project_slug: string | null;
+  environment_id: number | null;
+  environment_name: string | null;
+  deployment_id: number | null;
+  upstream: string | null;
+  tls_version: string | null;
+};
+
+const SELECT = `SELECT l.id, (extract(epoch FROM l.created_at) * 1000)::bigint AS at_ms, l.method, l.host, l.path, l.query,
+       l.status, l.duration_ms, l.bytes_in, l.bytes_out, l.client_ip, l.user_agent, l.referrer, l.route,
+       l.project_id, p.name AS project_name, p.slug AS project_slug, l.environment_id, e.name AS environment_name,
+       l.deployment_id, l.upstream, l.tls_version
+FROM proxy_logs l
+LEFT JOIN projects p ON p.id = l.project_id
+LEFT JOIN environments e ON e.id = l.environment_id`;
+
+function toDto(row: Row): ProxyLog {
+  return {
+    id: Number(row.id),
+    created_at: new Date(Number(row.at_ms)).toISOString(),
+    method: row.method,
+    host: row.host,
+    path: row.path,
+    query: row.query,
+    status_code: row.status,
+    duration_ms: row.duration_ms,
+    bytes_in: Number(row.bytes_in),
+    bytes_out: Number(row.bytes_out),
+    client_ip: row.client_ip,
+    user_agent: row.user_agent,
+    referrer: row.referrer,
+    route: row.route,
+    project_id: row.project_id,
+    project_name: row.project_name,
+    project_slug: row.project_slug,
+    environment_id: row.environment_id,
+    environment_name: row.environment_name,
+    deployment_id: row.deployment_id,
+    upstream: row.upstream,
+    tls_version: row.tls_version,
+  };
+}
+
+const escapeLike = (value: string) => value.replace(/[\\%_]/g, (c) => `\\${c}`);
+
+/** The time bound as SQL on a parameter of epoch milliseconds (exact, unlike a float of seconds). */
+const fromMs = (param: string) => `('epoch'::timestamptz + ${param} * interval '1 millisecond')`;
+
+/**
+ * The proxy-log list, newest first. Older pages by keyset on (created_at, id), so every page costs
+ * one index range scan however deep it is; `after_id` answers only rows stored since (the live tail).
+ */
+export async function listProxyLogs(ctx: AppContext, q: Query): Promise<ProxyLogList> {
+  const where: string[] = [];
+  const params: unknown[] = [];
+  const param = (value: unknown) => {
+    params.push(value);
+    return `$${params.length}`;
+  };
+  const fromTime = q.from ? new Date(q.from).getTime() : null;
+  const toTime = q.to ? new Date(q.to).getTime() : null;
+  if (fromTime !== null) where.push(`l.created_at >= ${fromMs(param(fromTime))}`);
+  if (toTime !== null) where.push(`l.created_at <= ${fromMs(param(toTime))}`);
+  if (q.status_class) where.push(`l.status_class = ${param(Number(q.status_class[0]))}`);
+  if (q.status_code !== undefined) where.push(`l.status = ${param(q.status_code)}`);
+  if (q.host) where.push(`l.host = ${param(q.host)}`);
+  if (q.path) where.push(`l.path LIKE ${param(`${escapeLike(q.path)}%`)}`);
+  if (q.client_ip) where.push(`l.client_ip = ${param(q.client_ip)}`);
+  if (q.project_id !== undefined) where.push(`l.project_id = ${param(q.project_id)}`);
+  if (q.environment_id !== undefined) where.push(`l.environment_id = ${param(q.environment_id)}`);
+  const tail = q.after_id !== undefined;
+  if (tail) where.push(`l.id > ${param(q.after_id)}`);
+  if (q.cursor && !tail) {
+    const [ms, id] = q.cursor.split('.');
+    where.push(`(l.created_at, l.id) < (${fromMs(param(Number(ms)))}, ${param(id)}::bigint)`);
+  }
+  const order = tail ? 'l.id DESC' : 'l.created_at DESC, l.id DESC';
+  const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${param(q.limit + 1)}`;
+
+  const dropParams: unknown[] = [];
+  const dropWhere: string[] = [];
+  if (fromTime !== null) {
+    dropParams.push(fromTime);
+    dropWhere.push(`last_at >= ${fromMs(`$${dropParams.length}`)}`);
+  }
+  if (toTime !== null) {
+    dropParams.push(toTime);
+    dropWhere.push(`first_at <= ${fromMs(`$${dropParams.length}`)}`);
+  }
+  const [list, latest, drops] = await Promise.all([
+    ctx.pool.query<Row>(sql, params),
+    ctx.pool.query<{ id: string | null }>('SELECT max(id) AS id FROM proxy_logs'),
+    ctx.pool.query<{ count: string; last_at: Date | null }>(
+      `SELECT coalesce(sum(count), 0) AS count, max(last_at) AS last_at FROM proxy_log_drops${
+        dropWhere.length ? ` WHERE ${dropWhere.join(' AND ')}` : ''
+      }`,
+      dropParams,
+    ),
+  ]);
+  const rows = list.rows.slice(0, q.limit);
+  const last = rows.at(-1);
+  return {
+    logs: rows.map(toDto),
+    next_cursor: !tail && list.rows.length > q.limit && last ? `${last.at_ms}.${last.id}` : null,
+    latest_id: Number(latest.rows[0]?.id ?? 0),
+    dropped: {
+      count: Number(drops.rows[0]?.count ?? 0),
+      last_at: drops.rows[0]?.last_at ? new Date(drops.rows[0].last_at).toISOString() : null,
+    },
+  };
+}
+
+export async function getProxyLog(ctx: AppContext, id: number): Promise<ProxyLog | null> {
+  const { rows } = await ctx.pool.query<Row>(`${SELECT} WHERE l.id = $1`, [id]);
+  return rows[0] ? toDto(rows[0]) : null;
+}
