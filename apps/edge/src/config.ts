@@ -11,6 +11,8 @@ export type EdgeConfig = {
   /** With port 0: the port an earlier edge of this folder used, tried first so a restart keeps the address. */
   preferredPort: number | null;
   instanceId: string;
+  /** PROXY_LOG=off: no proxy-log rows. */
+  proxyLog: boolean;
 };
 
 function portFrom(value: string | undefined, name: string): number | null {
@@ -29,5 +31,6 @@ export function loadEdgeConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig
     port: portFrom(env.PROXY_PORT, 'PROXY_PORT') ?? 8080,
     preferredPort: portFrom(env.LAUNCHBAY_EDGE_PREFERRED_PORT, 'LAUNCHBAY_EDGE_PREFERRED_PORT') || null,
     instanceId: env[EDGE_INSTANCE_ENV] || randomBytes(12).toString('hex'),
+    proxyLog: env.PROXY_LOG !== 'off',
   };
 }

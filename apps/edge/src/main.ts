@@ -16,6 +16,7 @@ import {
   readEdgeState,
 } from '@launchbay/edge-protocol';
 import { type EdgeConfig, loadEdgeConfig } from './config';
+import { HealthChecks, HealthReportWriter } from './health';
 import { createProxyServer } from './proxy';
 import { ProxyLogWriter } from './proxy-log-writer';
 import { PgRouteSource } from './route-source';
@@ -80,11 +81,17 @@ async function main(): Promise<void> {
   const routes = new RouteTableHolder();
   const source = new PgRouteSource(paths.database, routes, log);
   const proxyLog = new ProxyLogWriter({ sink: () => source.client, log });
+  const healthReports = new HealthReportWriter(() => source.client, log);
+  const health = new HealthChecks((report) => {
+    log(`${report.upstream} of ${report.host} is ${report.healthy ? 'healthy again' : `unhealthy: ${report.error}`}`);
+    healthReports.add(report);
+  });
   let port = 0;
   const server = createProxyServer({
     instanceId: config.instanceId,
     routes,
-    log: proxyLog,
+    ...(config.proxyLog ? { log: proxyLog } : {}),
+    health,
     identity: () => ({
       pid: process.pid,
       instanceId: config.instanceId,
@@ -108,7 +115,7 @@ async function main(): Promise<void> {
   updateState(paths.state, { ...state, status: 'ready', port });
   log(`listening on ${config.host}:${port} for ${config.dataDir}`);
   source.start();
-  proxyLog.start();
+  if (config.proxyLog) proxyLog.start();
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -119,6 +126,7 @@ async function main(): Promise<void> {
     releaseState(paths.state, config.instanceId);
     server.close();
     server.closeIdleConnections();
+    healthReports.close();
     // What waits in the buffer goes to the database before the connection does.
     void proxyLog
       .close()

@@ -9,6 +9,7 @@ import {
   type RouteUpstream,
 } from '@launchbay/edge-protocol';
 import { forward } from './forward';
+import type { HealthChecks } from './health';
 import {
   badRequestPage,
   downPage,
@@ -55,6 +56,8 @@ export type ProxyServerOptions = {
   timeouts?: Partial<UpstreamTimeouts>;
   /** Where each request's log row goes once it is over (none: requests are not logged). */
   log?: RequestLog;
+  /** Active health checks of the routes that ask for them (none: every upstream takes requests). */
+  health?: HealthChecks;
 };
 
 /**
@@ -64,10 +67,15 @@ export type ProxyServerOptions = {
  */
 export function createProxyServer(options: ProxyServerOptions): http.Server {
   const timeouts: UpstreamTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
-  const pools = new UpstreamPools(timeouts);
+  const { health } = options;
+  const pools = new UpstreamPools(timeouts, health ? (route, upstream) => health.usable(route, upstream) : undefined);
   const files = new StaticFiles();
   const { routes } = options;
-  const stopWatching = routes.onChange((table) => pools.retain(table));
+  const stopWatching = routes.onChange((table) => {
+    pools.retain(table);
+    health?.sync(table);
+  });
+  health?.sync(routes.table);
 
   const destination = (req: http.IncomingMessage, record: RequestRecord | null): Destination => {
     const host = requestHost(req);
@@ -145,6 +153,7 @@ export function createProxyServer(options: ProxyServerOptions): http.Server {
   });
   server.on('close', () => {
     stopWatching();
+    health?.close();
     void pools.close();
   });
   return server;

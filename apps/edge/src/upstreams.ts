@@ -60,7 +60,11 @@ export class UpstreamPools {
   #retired = new WeakSet<Dispatcher>();
   #roundRobin = new WeakMap<Route, number>();
 
-  constructor(private readonly timeouts: UpstreamTimeouts) {}
+  constructor(
+    private readonly timeouts: UpstreamTimeouts,
+    /** Whether a route's upstream may take requests now (its health checks); every one may without. */
+    private readonly usable: (route: Route, upstream: RouteUpstream) => boolean = () => true,
+  ) {}
 
   #options(upstream: RouteUpstream): ClientOptions {
     return {
@@ -98,14 +102,20 @@ export class UpstreamPools {
     return { dispatcher: client, done: () => void client.close().catch(() => undefined) };
   }
 
-  /** The next upstream of a route, taking turns; undefined when it has none. */
+  /** The next usable upstream of a route, taking turns; undefined when it has none. */
   pick(route: Route): RouteUpstream | undefined {
     if (route.target.kind !== 'upstreams') return undefined;
     const { upstreams } = route.target;
-    if (upstreams.length <= 1) return upstreams[0];
+    if (upstreams.length === 1) return this.usable(route, upstreams[0] as RouteUpstream) ? upstreams[0] : undefined;
     const turn = this.#roundRobin.get(route) ?? 0;
-    this.#roundRobin.set(route, (turn + 1) % upstreams.length);
-    return upstreams[turn];
+    for (let i = 0; i < upstreams.length; i++) {
+      const index = (turn + i) % upstreams.length;
+      const upstream = upstreams[index] as RouteUpstream;
+      if (!this.usable(route, upstream)) continue;
+      this.#roundRobin.set(route, (index + 1) % upstreams.length);
+      return upstream;
+    }
+    return undefined;
   }
 
   /** Closes the pools of upstreams the table no longer names: idle connections now, busy ones when their request ends. */

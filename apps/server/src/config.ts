@@ -9,6 +9,8 @@ const envSchema = z.object({
   // The edge proxy in front of deployed apps (its own process); 0 picks a free port (tests).
   PROXY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   PROXY_HOST: z.string().optional(),
+  // One proxy-log row per request (on by default); off for hosts that must not record client addresses.
+  PROXY_LOG: z.enum(['on', 'off']).default('on'),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z
     .string()
@@ -54,6 +56,8 @@ export type Config = {
   host: string;
   proxyPort: number;
   proxyHost: string;
+  /** Whether the edge writes a proxy-log row per request (PROXY_LOG=off: it does not). */
+  proxyLog: boolean;
   dataDir: string;
   databaseUrl: string | undefined;
   adminEmail: string | undefined;
@@ -88,6 +92,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     proxyPort: e.PROXY_PORT,
     proxyHost: e.PROXY_HOST ?? e.HOST,
+    proxyLog: e.PROXY_LOG === 'on',
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     adminEmail: e.ADMIN_EMAIL?.toLowerCase(),

@@ -56,6 +56,7 @@ export async function startPlatform(
     dataDir: config.dataDir,
     host: config.proxyHost,
     port: config.proxyPort,
+    proxyLog: config.proxyLog,
     database: connection,
     log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
   });

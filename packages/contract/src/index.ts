@@ -6,6 +6,7 @@ export * from './crons';
 export * from './dotenv';
 export * from './env-import-plan';
 export * from './git-providers';
+export * from './load-balancer';
 export * from './notifications';
 export * from './platform';
 export * from './projects';

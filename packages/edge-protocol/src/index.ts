@@ -1,3 +1,4 @@
+export * from './health';
 export * from './process';
 export * from './proxy-log';
 export * from './routes';

@@ -36,8 +36,8 @@ export type EdgeState = {
   protocolVersion: number;
 };
 
-/** 2: routes carry a target (upstreams or a static folder) and a state. */
-export const EDGE_PROTOCOL_VERSION = 2;
+/** 2: routes carry a target (upstreams or a static folder) and a state. 3: proxy-log rows, health checks. */
+export const EDGE_PROTOCOL_VERSION = 3;
 
 /** The connection the edge uses for its route table and proxy-log rows (plain JSON: a URL, or a pg-style config whose host may be a Unix socket directory). */
 export type EdgeDatabase =

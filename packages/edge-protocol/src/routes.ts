@@ -42,6 +42,13 @@ export type RouteState = 'live' | 'starting' | 'down';
 
 export const ROUTE_STATES: readonly RouteState[] = ['live', 'starting', 'down'];
 
+/**
+ * Active health checks of a route's upstreams: the edge GETs `path` on each one every `intervalMs`;
+ * an upstream that fails twice in a row (no answer within `timeoutMs`, or a 5xx) gets no requests
+ * until it answers well again. Without it every upstream is used.
+ */
+export type RouteHealthCheck = { path: string; intervalMs: number; timeoutMs: number };
+
 export type Route = {
   /** Lowercase host name without port, e.g. `shop.example.com`. */
   host: string;
@@ -55,6 +62,7 @@ export type Route = {
   deploymentId: number | null;
   /** Plain HTTP is redirected to HTTPS once a certificate exists. */
   redirectToHttps: boolean;
+  healthCheck?: RouteHealthCheck | null;
 };
 
 /**
@@ -151,6 +159,15 @@ function routeState(value: unknown, where: string): RouteState {
  * Parses one route. A route written before targets existed (`upstreams` beside the host) reads as
  * an upstreams target, and one without a state as live.
  */
+function healthCheck(value: unknown, where: string): RouteHealthCheck {
+  const raw = object(value, where);
+  return {
+    path: pathPrefix(raw.path, `${where}.path`),
+    intervalMs: integer(raw.intervalMs, `${where}.intervalMs`, 100, 3_600_000),
+    timeoutMs: integer(raw.timeoutMs, `${where}.timeoutMs`, 50, 600_000),
+  };
+}
+
 export function parseRoute(value: unknown, where = 'route'): Route {
   const raw = object(value, where);
   let target: RouteTarget;
@@ -167,6 +184,10 @@ export function parseRoute(value: unknown, where = 'route'): Route {
     environmentId: optionalId(raw.environmentId, `${where}.environmentId`),
     deploymentId: optionalId(raw.deploymentId, `${where}.deploymentId`),
     redirectToHttps: raw.redirectToHttps === true,
+    // Only routes that ask for checks carry the field (most do not).
+    ...(raw.healthCheck === undefined || raw.healthCheck === null
+      ? {}
+      : { healthCheck: healthCheck(raw.healthCheck, `${where}.healthCheck`) }),
   };
 }
 

@@ -9,6 +9,7 @@ export * from '../modules/deployments/schema';
 export * from '../modules/env-vars/schema';
 export * from '../modules/environments/schema';
 export * from '../modules/git-providers/schema';
+export * from '../modules/load-balancer/schema';
 export * from '../modules/notifications/schema';
 export * from '../modules/projects/schema';
 export * from '../modules/proxy-logs/schema';

@@ -10,6 +10,7 @@ import { environmentRoutes } from '../modules/environments/routes';
 import { geoRoutes } from '../modules/geo/routes';
 import { gitProviderRoutes } from '../modules/git-providers/routes';
 import { jobRoutes } from '../modules/jobs/routes';
+import { loadBalancerRoutes } from '../modules/load-balancer/routes';
 import { notificationRoutes } from '../modules/notifications/routes';
 import { platformRoutes } from '../modules/platform/routes';
 import { previewRoutes } from '../modules/previews/routes';
@@ -37,6 +38,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   settingsRoutes,
   auditRoutes,
   proxyLogRoutes,
+  loadBalancerRoutes,
   notificationRoutes,
   jobRoutes,
 ];

@@ -1104,7 +1104,62 @@ const CASES: Record<string, Case> = {
       actorUserId: adminId,
     }),
   },
+  'POST /api/lb/routes': {
+    action: 'lb.routes.create',
+    targetType: 'lb_route',
+    prepare: async () => ({
+      path: '/lb/routes',
+      token: admin,
+      body: { domain: 'created.lb.example.test', target: { kind: 'upstreams', upstreams: ['127.0.0.1:9'] } },
+      status: 201,
+      targetId: (answer) => String(answer.id),
+      actorUserId: adminId,
+    }),
+  },
+  'PUT /api/lb/routes/{domain}': {
+    action: 'lb.routes.update',
+    targetType: 'lb_route',
+    prepare: async () => {
+      const domain = await lbRoute();
+      return {
+        path: `/lb/routes/${domain}`,
+        token: admin,
+        body: { target: { kind: 'upstreams', upstreams: ['127.0.0.1:10'] } },
+        status: 200,
+        targetId: domain,
+        actorUserId: adminId,
+        params: { domain },
+      };
+    },
+  },
+  'DELETE /api/lb/routes/{domain}': {
+    action: 'lb.routes.delete',
+    targetType: 'lb_route',
+    prepare: async () => {
+      const domain = await lbRoute();
+      return {
+        path: `/lb/routes/${domain}`,
+        token: admin,
+        status: 204,
+        targetId: domain,
+        actorUserId: adminId,
+        params: { domain },
+      };
+    },
+  },
 };
+
+let lbRoutes = 0;
+/** A load-balancer route of its own for one case. */
+async function lbRoute(): Promise<string> {
+  const domain = `route-${++lbRoutes}.lb.example.test`;
+  const created = await api.call('POST', '/lb/routes', {
+    token: admin,
+    body: { domain, target: { kind: 'upstreams', upstreams: ['127.0.0.1:9'] } },
+  });
+  expect(created.status).toBe(201);
+  return domain;
+}
 
 /** String values an answer hands out once (tokens, key secrets, recovery codes): none may reach the audit log. */
 function handedOut(answer: unknown): string[] {

@@ -26,6 +26,8 @@ export type EdgeSupervisorOptions = {
   host: string;
   /** 0: any free port; the edge keeps the one it got across restarts when it can. */
   port: number;
+  /** false: the edge writes no proxy-log rows (taken by an edge when it starts). */
+  proxyLog?: boolean;
   database: pg.PoolConfig;
   log: Log;
   /** The built edge (apps/edge/dist/main.js) unless given. */
@@ -150,6 +152,7 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
           DATA_DIR: options.dataDir,
           PROXY_HOST: options.host,
           PROXY_PORT: String(options.port),
+          ...(options.proxyLog === false ? { PROXY_LOG: 'off' } : {}),
           ...(options.port === 0 && previousPort ? { LAUNCHBAY_EDGE_PREFERRED_PORT: String(previousPort) } : {}),
           [EDGE_INSTANCE_ENV]: instanceId,
         },

@@ -57,6 +57,7 @@ const TARGET_TYPES: Record<string, string> = {
   'notification-preferences': 'notification_preferences',
   'git-providers': 'git_provider',
   'git-connections': 'git_connection',
+  lb: 'lb_route',
 };
 
 /** Replaces every value under a secret-looking key (or one of `alsoSecret`), at any depth, with '[redacted]'. */
@@ -100,7 +101,7 @@ function targetOf(request: FastifyRequest, responseId: unknown): { type: string 
     const userId = request.principal?.userId ?? request.auditUserId;
     return { type: 'user', id: userId ? String(userId) : null };
   }
-  const paramId = Object.entries(params).find(([key]) => key === 'id' || key.endsWith('_id'))?.[1];
+  const paramId = Object.entries(params).find(([key]) => key === 'id' || key.endsWith('_id') || key === 'domain')?.[1];
   const id = paramId ?? responseId;
   return { type: TARGET_TYPES[first] ?? first.replace(/-/g, '_'), id: id === undefined || id === null ? null : String(id) };
 }

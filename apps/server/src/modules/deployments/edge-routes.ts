@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { Route, RouteState } from '@launchbay/edge-protocol';
+import type { Route, RouteState, RouteUpstream } from '@launchbay/edge-protocol';
+import type pg from 'pg';
 import type { AppContext } from '../../context';
 import { afterCommit, outsideRequestTransaction } from '../../db/request-transaction';
 import { publishRouteTable, waitForEdgeVersion } from '../../engine/edge/route-table';
@@ -44,6 +45,58 @@ function routeTarget(row: ServingRow): Pick<Route, 'target' | 'state'> {
   return { target: { kind: 'upstreams', upstreams }, state: upstreams.length > 0 ? state : 'down' };
 }
 
+type LbRow = {
+  domain: string;
+  target_kind: string;
+  project_id: number | null;
+  environment_id: number | null;
+  upstreams: string[];
+  health_check_enabled: boolean;
+  health_check_path: string;
+  health_check_interval_seconds: number;
+  health_check_timeout_seconds: number;
+};
+
+/** `10.0.0.5:3000` or `[::1]:3000` as the edge's upstream. */
+export function parseUpstreamAddress(address: string): RouteUpstream {
+  const colon = address.lastIndexOf(':');
+  return { kind: 'tcp', host: address.slice(0, colon).replace(/^\[|\]$/g, ''), port: Number(address.slice(colon + 1)) };
+}
+
+/** The load-balancer routes (modules/load-balancer) as edge routes: an environment's live target, or upstream addresses. */
+async function loadBalancerRoutes(client: pg.PoolClient, serving: Map<number, ServingRow>): Promise<Route[]> {
+  const { rows } = await client.query<LbRow>(
+    `SELECT domain, target_kind, project_id, environment_id, upstreams, health_check_enabled, health_check_path,
+            health_check_interval_seconds, health_check_timeout_seconds
+     FROM lb_routes ORDER BY id`,
+  );
+  return rows.map((row): Route => {
+    const environment = row.environment_id === null ? undefined : serving.get(row.environment_id);
+    const target: Pick<Route, 'target' | 'state'> =
+      row.target_kind === 'environment'
+        ? environment
+          ? routeTarget(environment)
+          : { target: { kind: 'upstreams', upstreams: [] }, state: 'down' }
+        : { target: { kind: 'upstreams', upstreams: row.upstreams.map(parseUpstreamAddress) }, state: 'live' };
+    return {
+      host: row.domain,
+      pathPrefix: '/',
+      ...target,
+      projectId: environment?.project_id ?? null,
+      environmentId: environment?.environment_id ?? null,
+      deploymentId: environment?.deployment_id ?? null,
+      redirectToHttps: false,
+      healthCheck: row.health_check_enabled
+        ? {
+            path: row.health_check_path,
+            intervalMs: row.health_check_interval_seconds * 1000,
+            timeoutMs: row.health_check_timeout_seconds * 1000,
+          }
+        : null,
+    };
+  });
+}
+
 /**
  * Recomputes the whole route table from the database (every environment: its current deployment,
  * or a "starting" page while its first one builds) and tells the edge. Answers once the edge
@@ -61,6 +114,7 @@ export async function publishRoutes(ctx: AppContext, options: { waitMs?: number 
        ORDER BY e.id`,
     );
     const routes: Route[] = [];
+    const servingByEnvironment = new Map(rows.map((row) => [row.environment_id, row]));
     for (const row of rows) {
       const hosts = await environmentHosts(ctx, row.project_slug, {
         slug: row.environment_slug,
@@ -79,6 +133,9 @@ export async function publishRoutes(ctx: AppContext, options: { waitMs?: number 
         });
       }
     }
+    // Load-balancer routes after the environments' own addresses, which they never take over.
+    const taken = new Set(routes.map((route) => route.host));
+    for (const lb of await loadBalancerRoutes(client, servingByEnvironment)) if (!taken.has(lb.host)) routes.push(lb);
     return routes;
   });
   return waitForEdgeVersion(() => ctx.edge.current(), version, options.waitMs ?? 5000);

@@ -10,7 +10,7 @@ import type { ProjectRow } from '../projects/service';
 import { userEmails } from '../users/service';
 import { publishRoutesAfterCommit } from './edge-routes';
 
-export { publishRoutes } from './edge-routes';
+export { publishRoutes, publishRoutesAfterCommit } from './edge-routes';
 
 import { deploymentQueue } from './jobs';
 import { deploymentDirs, projectCacheDir } from './pipeline';
