@@ -99,7 +99,7 @@ export const routes: RouteObject[] = [
           { path: 'storage/create', ...soon('Create Service') },
           { path: 'storage/:id', ...soon('Service') },
           { path: 'users', lazy: page(() => import('@/features/users/users-page')) },
-          { path: 'load-balancer', ...soon('Load balancer') },
+          { path: 'load-balancer', lazy: page(() => import('@/features/load-balancer/load-balancer-page')) },
           { path: 'git-sources', lazy: page(() => import('@/features/git-providers/git-sources-page')) },
           { path: 'git-sources/add', lazy: page(() => import('@/features/git-providers/add-git-provider-page')) },
           { path: 'git-providers/:id', lazy: page(() => import('@/features/git-providers/git-provider-page')) },
