@@ -10,6 +10,9 @@ export type EdgeConfig = {
   port: number;
   /** With port 0: the port an earlier edge of this folder used, tried first so a restart keeps the address. */
   preferredPort: number | null;
+  /** HTTPS (SNI) port; 0: any free one. */
+  tlsPort: number;
+  preferredTlsPort: number | null;
   instanceId: string;
   /** PROXY_LOG=off: no proxy-log rows. */
   proxyLog: boolean;
@@ -30,6 +33,8 @@ export function loadEdgeConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig
     host: env.PROXY_HOST || '0.0.0.0',
     port: portFrom(env.PROXY_PORT, 'PROXY_PORT') ?? 8080,
     preferredPort: portFrom(env.LAUNCHBAY_EDGE_PREFERRED_PORT, 'LAUNCHBAY_EDGE_PREFERRED_PORT') || null,
+    tlsPort: portFrom(env.PROXY_TLS_PORT, 'PROXY_TLS_PORT') ?? 8443,
+    preferredTlsPort: portFrom(env.LAUNCHBAY_EDGE_PREFERRED_TLS_PORT, 'LAUNCHBAY_EDGE_PREFERRED_TLS_PORT') || null,
     instanceId: env[EDGE_INSTANCE_ENV] || randomBytes(12).toString('hex'),
     proxyLog: env.PROXY_LOG !== 'off',
   };

@@ -22,6 +22,7 @@ import { ProxyLogWriter } from './proxy-log-writer';
 import { PgRouteSource } from './route-source';
 import { RouteTableHolder } from './route-table';
 import { acquireState, releaseState, updateState } from './state-file';
+import { Certificates } from './tls';
 
 /** How often the edge checks that its state file still names it. */
 const LEASE_CHECK_MS = 2000;
@@ -39,16 +40,22 @@ function listen(server: http.Server, host: string, port: number): Promise<number
   });
 }
 
-async function listenOnConfiguredPort(server: http.Server, config: EdgeConfig): Promise<number> {
-  if (config.port === 0 && config.preferredPort) {
+/** The configured port; with 0, the port an earlier edge of this folder had when it is still free, else any. */
+async function listenOnConfiguredPort(
+  server: http.Server,
+  host: string,
+  port: number,
+  preferred: number | null,
+): Promise<number> {
+  if (port === 0 && preferred) {
     try {
-      return await listen(server, config.host, config.preferredPort);
+      return await listen(server, host, preferred);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
-      log(`port ${config.preferredPort} of the earlier edge is taken now; choosing another`);
+      log(`port ${preferred} of the earlier edge is taken now; choosing another`);
     }
   }
-  return listen(server, config.host, config.port);
+  return listen(server, host, port);
 }
 
 async function main(): Promise<void> {
@@ -87,15 +94,20 @@ async function main(): Promise<void> {
     healthReports.add(report);
   });
   let port = 0;
-  const server = createProxyServer({
+  let tlsPort: number | null = null;
+  const certificates = new Certificates(log);
+  const servers = createProxyServer({
     instanceId: config.instanceId,
     routes,
+    tls: { certificates, port: () => tlsPort },
     ...(config.proxyLog ? { log: proxyLog } : {}),
     health,
     identity: () => ({
       pid: process.pid,
       instanceId: config.instanceId,
       port,
+      tlsPort,
+      certificates: certificates.fingerprints,
       routes: routes.table.routes.length,
       routeTableVersion: routes.table.version,
       database: source.connected ? 'connected' : 'disconnected',
@@ -103,7 +115,7 @@ async function main(): Promise<void> {
     }),
   });
   try {
-    port = await listenOnConfiguredPort(server, config);
+    port = await listenOnConfiguredPort(servers.http, config.host, config.port, config.preferredPort);
   } catch (error) {
     const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
     log(
@@ -112,8 +124,16 @@ async function main(): Promise<void> {
     releaseState(paths.state, config.instanceId);
     process.exit(inUse ? EDGE_EXIT.portInUse : 1);
   }
-  updateState(paths.state, { ...state, status: 'ready', port });
-  log(`listening on ${config.host}:${port} for ${config.dataDir}`);
+  if (servers.https) {
+    try {
+      tlsPort = await listenOnConfiguredPort(servers.https, config.host, config.tlsPort, config.preferredTlsPort);
+    } catch (error) {
+      // Apps keep being served over HTTP; the domains say their certificates are not served.
+      log(`cannot listen for HTTPS on ${config.host}:${config.tlsPort}: ${(error as Error).message}; serving HTTP only`);
+    }
+  }
+  updateState(paths.state, { ...state, status: 'ready', port, tlsPort });
+  log(`listening on ${config.host}:${port} (HTTPS ${tlsPort ?? 'off'}) for ${config.dataDir}`);
   source.start();
   if (config.proxyLog) proxyLog.start();
 
@@ -124,8 +144,10 @@ async function main(): Promise<void> {
     log(`${signal}: stopping`);
     setTimeout(() => process.exit(0), 5000).unref();
     releaseState(paths.state, config.instanceId);
-    server.close();
-    server.closeIdleConnections();
+    for (const server of [servers.http, servers.https]) {
+      server?.close();
+      server?.closeIdleConnections();
+    }
     healthReports.close();
     // What waits in the buffer goes to the database before the connection does.
     void proxyLog

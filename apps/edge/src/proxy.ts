@@ -1,11 +1,16 @@
 import { timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
+import https from 'node:https';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
 import {
+  ACME_CHALLENGE_PREFIX,
   type EdgeIdentity,
   IDENTITY_HEADER,
   IDENTITY_PATH,
   normalizeHost,
   type Route,
+  type RouteTable,
   type RouteUpstream,
 } from '@launchbay/edge-protocol';
 import { forward } from './forward';
@@ -23,6 +28,7 @@ import {
 import { logWhenDone, type RequestLog, type RequestRecord, rowFor, startRecord } from './request-log';
 import type { RouteTableHolder } from './route-table';
 import { StaticFiles } from './static';
+import type { Certificates } from './tls';
 import { proxyUpgrade } from './upgrade';
 import { UpstreamPools, type UpstreamTimeouts } from './upstreams';
 
@@ -46,6 +52,8 @@ function isIdentityRequest(req: http.IncomingMessage, instanceId: string): boole
 
 type Destination =
   | { kind: 'page'; page: Page }
+  | { kind: 'redirect'; location: string }
+  | { kind: 'challenge'; keyAuthorization: string }
   | { kind: 'static'; host: string; route: Route & { target: { kind: 'static' } } }
   | { kind: 'upstream'; host: string; path: string; upstream: RouteUpstream };
 
@@ -58,24 +66,34 @@ export type ProxyServerOptions = {
   log?: RequestLog;
   /** Active health checks of the routes that ask for them (none: every upstream takes requests). */
   health?: HealthChecks;
+  /** With certificates the edge also serves HTTPS (SNI), and redirects plain HTTP for names that have one. */
+  tls?: { certificates: Certificates; port: () => number | null };
 };
+
+export type ProxyServers = { http: http.Server; https: https.Server | null };
+
+const isEncrypted = (req: http.IncomingMessage) => (req.socket as Partial<TLSSocket>).encrypted === true;
 
 /**
  * The edge's HTTP server: routes each request by Host (and path prefix) to the live deployment's
  * upstreams, a static folder, or one of the edge's own pages. A request keeps the route it found
  * when it arrived, so switching the table to a new deployment never disturbs requests in flight.
  */
-export function createProxyServer(options: ProxyServerOptions): http.Server {
+export function createProxyServer(options: ProxyServerOptions): ProxyServers {
   const timeouts: UpstreamTimeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
   const { health } = options;
   const pools = new UpstreamPools(timeouts, health ? (route, upstream) => health.usable(route, upstream) : undefined);
   const files = new StaticFiles();
   const { routes } = options;
-  const stopWatching = routes.onChange((table) => {
+  let challenges = new Map<string, string>();
+  const onTable = (table: RouteTable) => {
     pools.retain(table);
     health?.sync(table);
-  });
-  health?.sync(routes.table);
+    options.tls?.certificates.replace(table);
+    challenges = new Map((table.challenges ?? []).map((c) => [c.token, c.keyAuthorization]));
+  };
+  const stopWatching = routes.onChange(onTable);
+  onTable(routes.table);
 
   const destination = (req: http.IncomingMessage, record: RequestRecord | null): Destination => {
     const host = requestHost(req);
@@ -85,9 +103,19 @@ export function createProxyServer(options: ProxyServerOptions): http.Server {
     if (url[0] !== '/') return { kind: 'page', page: badRequestPage('The request target must be a path.') };
     const query = url.indexOf('?');
     const path = query === -1 ? url : url.slice(0, query);
+    const encrypted = isEncrypted(req);
+    // HTTP-01 answers go out over plain HTTP whatever the route says (the CA asks before any certificate exists).
+    if (!encrypted && path.startsWith(ACME_CHALLENGE_PREFIX)) {
+      const keyAuthorization = challenges.get(path.slice(ACME_CHALLENGE_PREFIX.length));
+      if (keyAuthorization) return { kind: 'challenge', keyAuthorization };
+    }
     const route = routes.match(host, path);
     if (!route) return { kind: 'page', page: noAppPage(host) };
     if (record) record.route = route;
+    const tlsPort = options.tls?.port();
+    if (!encrypted && route.redirectToHttps && tlsPort && options.tls?.certificates.has(host)) {
+      return { kind: 'redirect', location: `https://${host}${tlsPort === 443 ? '' : `:${tlsPort}`}${url}` };
+    }
     if (route.state === 'starting') return { kind: 'page', page: startingPage(host) };
     if (route.state === 'down') return { kind: 'page', page: downPage(host) };
     if (route.target.kind === 'static') return { kind: 'static', host, route: route as Route & { target: { kind: 'static' } } };
@@ -98,37 +126,39 @@ export function createProxyServer(options: ProxyServerOptions): http.Server {
     return { kind: 'upstream', host, path, upstream };
   };
 
-  const server = http.createServer(
-    // No limit on the whole request (an upload streams for as long as it takes); the headers must come quickly.
-    { keepAliveTimeout: 5000, headersTimeout: 30_000, requestTimeout: 0 },
-    (req, res) => {
-      // The control plane asking who listens here; without the instance id this path is ordinary traffic.
-      if (isIdentityRequest(req, options.instanceId)) {
-        const body = JSON.stringify(options.identity());
-        res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-        res.end(body);
-        return;
-      }
-      const record = options.log ? startRecord() : null;
-      if (record && options.log) logWhenDone(req, res, record, options.log);
-      const to = destination(req, record);
-      switch (to.kind) {
-        case 'page':
-          return sendPage(req, res, to.page);
-        case 'static':
-          return void files.serve(req, res, to.host, to.route.target, to.route.pathPrefix).catch(() => res.destroy());
-        case 'upstream':
-          return forward(req, res, to.host, to.upstream, {
-            pools,
-            rematch: () => routes.match(to.host, to.path),
-            onRetry: (upstream) => {
-              if (record) record.upstream = upstream;
-            },
-          });
-      }
-    },
-  );
-  server.on('upgrade', (req: http.IncomingMessage, socket, head: Buffer) => {
+  const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
+    // The control plane asking who listens here; without the instance id this path is ordinary traffic.
+    if (!isEncrypted(req) && isIdentityRequest(req, options.instanceId)) {
+      const body = JSON.stringify(options.identity());
+      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(body);
+      return;
+    }
+    const record = options.log ? startRecord() : null;
+    if (record && options.log) logWhenDone(req, res, record, options.log);
+    const to = destination(req, record);
+    switch (to.kind) {
+      case 'page':
+        return sendPage(req, res, to.page);
+      case 'redirect':
+        res.writeHead(308, { location: to.location, 'content-length': '0', 'cache-control': 'no-store' });
+        return res.end();
+      case 'challenge':
+        res.writeHead(200, { 'content-type': 'text/plain', 'cache-control': 'no-store' });
+        return res.end(to.keyAuthorization);
+      case 'static':
+        return void files.serve(req, res, to.host, to.route.target, to.route.pathPrefix).catch(() => res.destroy());
+      case 'upstream':
+        return forward(req, res, to.host, to.upstream, {
+          pools,
+          rematch: () => routes.match(to.host, to.path),
+          onRetry: (upstream) => {
+            if (record) record.upstream = upstream;
+          },
+        });
+    }
+  };
+  const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
     const record = options.log ? startRecord() : null;
     const outcome = { status: 101 };
@@ -141,20 +171,46 @@ export function createProxyServer(options: ProxyServerOptions): http.Server {
       outcome.status = to.page.status;
       return sendPageOnSocket(req, socket, to.page);
     }
+    if (to.kind === 'redirect' || to.kind === 'challenge') {
+      outcome.status = 400;
+      return sendPageOnSocket(req, socket, badRequestPage('Connect over HTTPS for WebSocket connections here.'));
+    }
     if (to.kind === 'static') {
       outcome.status = 400;
       return sendPageOnSocket(req, socket, badRequestPage('This address does not take WebSocket connections.'));
     }
     proxyUpgrade(req, socket, head, to.host, to.upstream, timeouts, outcome);
-  });
-  server.on('clientError', (_error, socket) => {
+  };
+  const onClientError = (_error: Error, socket: Duplex) => {
     if (socket.writable) socket.end('HTTP/1.1 400 Bad Request\r\nconnection: close\r\ncontent-length: 0\r\n\r\n');
     else socket.destroy();
-  });
-  server.on('close', () => {
+  };
+  // No limit on the whole request (an upload streams for as long as it takes); the headers must come quickly.
+  const serverOptions = { keepAliveTimeout: 5000, headersTimeout: 30_000, requestTimeout: 0 };
+  const plain = http.createServer(serverOptions, onRequest);
+  const certificates = options.tls?.certificates;
+  const secure = certificates
+    ? https.createServer(
+        {
+          ...serverOptions,
+          // The certificate by the name the client asks for; none for names without one (the handshake fails).
+          SNICallback: (name, callback) => {
+            const context = certificates.contextFor(name);
+            if (context) callback(null, context);
+            else callback(new Error(`no certificate for ${name}`), undefined);
+          },
+        },
+        onRequest,
+      )
+    : null;
+  for (const server of secure ? [plain, secure] : [plain]) {
+    server.on('upgrade', onUpgrade);
+    server.on('clientError', onClientError);
+  }
+  plain.on('close', () => {
     stopWatching();
     health?.close();
     void pools.close();
   });
-  return server;
+  return { http: plain, https: secure };
 }

@@ -183,8 +183,10 @@ export async function loadRouteTable(client: EdgeSql): Promise<RouteTable> {
     `public.${ROUTE_TABLE_RELATION}`,
   ]);
   if (!exists?.present) return EMPTY_ROUTE_TABLE;
-  const [first] = await client.unsafe<{ version: string; routes: unknown }[]>(
-    `SELECT version, routes FROM ${ROUTE_TABLE_RELATION} LIMIT 1`,
+  // The whole row as JSON: the columns a newer control plane added (certificates, challenges) come
+  // along when they exist, and a database not migrated yet still gives routes.
+  const [first] = await client.unsafe<{ row: Record<string, unknown> }[]>(
+    `SELECT to_jsonb(t) AS row FROM ${ROUTE_TABLE_RELATION} t LIMIT 1`,
   );
-  return first ? parseRouteTable({ version: Number(first.version), routes: first.routes }) : EMPTY_ROUTE_TABLE;
+  return first ? parseRouteTable({ ...first.row, version: Number(first.row.version) }) : EMPTY_ROUTE_TABLE;
 }

@@ -54,7 +54,7 @@ export async function startEdge(routes: Route[] = [], timeouts: Partial<Upstream
   let version = 0;
   const setRoutes = (next: Route[]) => holder.replace({ version: ++version, routes: next });
   setRoutes(routes);
-  const server = createProxyServer({
+  const { http: server } = createProxyServer({
     instanceId: 'test-instance',
     routes: holder,
     timeouts,

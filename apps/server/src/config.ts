@@ -9,8 +9,16 @@ const envSchema = z.object({
   // The edge proxy in front of deployed apps (its own process); 0 picks a free port (tests).
   PROXY_PORT: z.coerce.number().int().min(0).max(65535).default(8080),
   PROXY_HOST: z.string().optional(),
+  // The edge's HTTPS port (certificates by SNI); 0 picks a free port (tests).
+  PROXY_TLS_PORT: z.coerce.number().int().min(0).max(65535).default(8443),
   // One proxy-log row per request (on by default); off for hosts that must not record client addresses.
   PROXY_LOG: z.enum(['on', 'off']).default('on'),
+  // A PEM file of a private ACME CA's certificate to trust besides the system's (Pebble in tests).
+  ACME_CA_FILE: z.string().optional(),
+  // The port a CA sends HTTP-01 validation to (80 for every public CA; another for a test CA).
+  ACME_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
+  // DNS servers (host:port, comma-separated) for checking DNS-01 TXT records and domain DNS; default: the system's.
+  DNS_SERVERS: z.string().optional(),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z
     .string()
@@ -56,8 +64,12 @@ export type Config = {
   host: string;
   proxyPort: number;
   proxyHost: string;
+  proxyTlsPort: number;
   /** Whether the edge writes a proxy-log row per request (PROXY_LOG=off: it does not). */
   proxyLog: boolean;
+  acmeCaFile: string | undefined;
+  acmeHttpPort: number;
+  dnsServers: string[];
   dataDir: string;
   databaseUrl: string | undefined;
   adminEmail: string | undefined;
@@ -92,7 +104,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: e.HOST,
     proxyPort: e.PROXY_PORT,
     proxyHost: e.PROXY_HOST ?? e.HOST,
+    proxyTlsPort: e.PROXY_TLS_PORT,
     proxyLog: e.PROXY_LOG === 'on',
+    acmeCaFile: e.ACME_CA_FILE,
+    acmeHttpPort: e.ACME_HTTP_PORT,
+    dnsServers: (e.DNS_SERVERS ?? '')
+      .split(',')
+      .map((server) => server.trim())
+      .filter(Boolean),
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     adminEmail: e.ADMIN_EMAIL?.toLowerCase(),

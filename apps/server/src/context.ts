@@ -41,6 +41,8 @@ export type AppContext = {
   edge: {
     /** The port the edge proxy listens on (PROXY_PORT, or the free port it took when that is 0). */
     port(): number;
+    /** The port the edge serves HTTPS on; null while it does not (no edge, or its TLS port was taken). */
+    tlsPort(): number | null;
     /** The edge process being watched (to ask it which route table version it serves); null while there is none. */
     current(): EdgeState | null;
   };

@@ -56,6 +56,7 @@ export async function startPlatform(
     dataDir: config.dataDir,
     host: config.proxyHost,
     port: config.proxyPort,
+    tlsPort: config.proxyTlsPort,
     proxyLog: config.proxyLog,
     database: connection,
     log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
@@ -91,6 +92,7 @@ export async function startPlatform(
       databaseKind: embedded ? 'embedded' : 'external',
       edge: {
         port: () => edgeSupervisor?.current()?.port ?? config.proxyPort,
+        tlsPort: () => edgeSupervisor?.current()?.tlsPort ?? null,
         current: () => edgeSupervisor?.current() ?? null,
       },
       startedAt,

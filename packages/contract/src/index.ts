@@ -3,6 +3,7 @@ export * from './audit';
 export * from './auth';
 export * from './common';
 export * from './crons';
+export * from './domains';
 export * from './dotenv';
 export * from './env-import-plan';
 export * from './git-providers';

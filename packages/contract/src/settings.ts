@@ -15,6 +15,12 @@ export const platformSettingsSchema = z.object({
   access_mode: accessModeSchema,
   acme_directory_url: z.url({ protocol: /^https?$/, error: 'Enter the ACME directory URL' }),
   acme_contact_email: emailSchema.nullable(),
+  certificate_renewal_days: z
+    .number()
+    .int()
+    .min(1, 'At least 1 day')
+    .max(60, 'At most 60 days')
+    .describe('Certificates are renewed this many days before they expire'),
   log_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
   analytics_retention_days: z.number().int().min(1, 'At least 1 day').max(3650, 'At most 3650 days'),
   audit_retention_days: z.number().int().min(7, 'At least 7 days').max(3650, 'At most 3650 days'),

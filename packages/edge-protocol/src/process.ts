@@ -32,6 +32,8 @@ export type EdgeState = {
   status: 'starting' | 'ready';
   host: string;
   port: number | null;
+  /** The HTTPS port (SNI), null while not listening. */
+  tlsPort?: number | null;
   startedAt: string;
   protocolVersion: number;
 };
@@ -57,6 +59,9 @@ export type EdgeIdentity = {
   pid: number;
   instanceId: string;
   port: number;
+  tlsPort?: number | null;
+  /** Certificates the edge could load and serves (by fingerprint). */
+  certificates?: string[];
   routes: number;
   routeTableVersion: number;
   database: 'connected' | 'disconnected';
@@ -85,6 +90,7 @@ export function parseEdgeState(text: string): EdgeState | null {
       status: raw.status,
       host: typeof raw.host === 'string' ? raw.host : '127.0.0.1',
       port: raw.port ?? null,
+      tlsPort: Number.isInteger(raw.tlsPort) ? (raw.tlsPort as number) : null,
       startedAt: typeof raw.startedAt === 'string' ? raw.startedAt : '',
       protocolVersion: typeof raw.protocolVersion === 'number' ? raw.protocolVersion : 0,
     };

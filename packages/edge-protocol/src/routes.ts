@@ -66,10 +66,28 @@ export type Route = {
 };
 
 /**
+ * A certificate the edge serves over TLS for its names (SNI; `*.example.com` covers one label).
+ * The control plane keeps it sealed in the database and writes these files (mode 0600, in
+ * DATA_DIR/edge/tls/) for the edge; `fingerprint` is the SHA-256 of the leaf, to compare with what
+ * the edge really serves.
+ */
+export type TlsCertificate = { names: string[]; certFile: string; keyFile: string; fingerprint: string };
+
+/** An HTTP-01 answer the edge gives at /.well-known/acme-challenge/{token} over plain HTTP. */
+export type AcmeChallengeAnswer = { token: string; keyAuthorization: string };
+
+export const ACME_CHALLENGE_PREFIX = '/.well-known/acme-challenge/';
+
+/**
  * A whole table. `version` grows with every change, so the edge can tell that it missed a
  * notification (while the database was away) and reload the table instead of applying a change.
  */
-export type RouteTable = { version: number; routes: Route[] };
+export type RouteTable = {
+  version: number;
+  routes: Route[];
+  certificates?: TlsCertificate[];
+  challenges?: AcmeChallengeAnswer[];
+};
 
 export const EMPTY_ROUTE_TABLE: RouteTable = { version: 0, routes: [] };
 
@@ -191,12 +209,40 @@ export function parseRoute(value: unknown, where = 'route'): Route {
   };
 }
 
+function certificate(value: unknown, where: string): TlsCertificate {
+  const raw = object(value, where);
+  if (!Array.isArray(raw.names)) throw new ProtocolError(`${where}.names: expected an array`);
+  return {
+    names: raw.names.map((name, i) => normalizeHost(string(name, `${where}.names[${i}]`))),
+    certFile: absolutePath(raw.certFile, `${where}.certFile`),
+    keyFile: absolutePath(raw.keyFile, `${where}.keyFile`),
+    fingerprint: string(raw.fingerprint, `${where}.fingerprint`),
+  };
+}
+
+function challenge(value: unknown, where: string): AcmeChallengeAnswer {
+  const raw = object(value, where);
+  const token = string(raw.token, `${where}.token`);
+  if (!/^[A-Za-z0-9_-]+$/.test(token)) throw new ProtocolError(`${where}.token: expected base64url`);
+  return { token, keyAuthorization: string(raw.keyAuthorization, `${where}.keyAuthorization`) };
+}
+
+function optionalList<T>(value: unknown, where: string, parse: (item: unknown, where: string) => T): T[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw new ProtocolError(`${where}: expected an array`);
+  return value.map((item, i) => parse(item, `${where}[${i}]`));
+}
+
 export function parseRouteTable(value: unknown): RouteTable {
   const raw = object(value, 'table');
   if (!Array.isArray(raw.routes)) throw new ProtocolError('table.routes: expected an array');
+  const certificates = optionalList(raw.certificates, 'table.certificates', certificate);
+  const challenges = optionalList(raw.challenges, 'table.challenges', challenge);
   return {
     version: integer(raw.version, 'table.version'),
     routes: raw.routes.map((route, i) => parseRoute(route, `table.routes[${i}]`)),
+    ...(certificates ? { certificates } : {}),
+    ...(challenges ? { challenges } : {}),
   };
 }
 
@@ -239,5 +285,5 @@ export function applyRouteChange(table: RouteTable, change: RouteChange): RouteT
       ? route.host !== change.route.host || route.pathPrefix !== change.route.pathPrefix
       : route.host !== change.host || route.pathPrefix !== change.pathPrefix,
   );
-  return { version: change.version, routes: change.kind === 'upsert' ? [...others, change.route] : others };
+  return { ...table, version: change.version, routes: change.kind === 'upsert' ? [...others, change.route] : others };
 }

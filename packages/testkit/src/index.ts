@@ -2,6 +2,7 @@ export * from './container-engine';
 export * from './external-postgres';
 export * from './git-host';
 export * from './git-server';
+export * from './pebble';
 export * from './platform-process';
 export * from './port';
 export * from './smtp';

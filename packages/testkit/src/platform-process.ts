@@ -80,7 +80,7 @@ export type PlatformProcess = {
 };
 
 export type SpawnPlatformOptions = {
-  /** The platform's settings (DATA_DIR, ADMIN_EMAIL, ...), over HOST=127.0.0.1, PORT=port and PROXY_PORT=0. */
+  /** The platform's settings (DATA_DIR, ADMIN_EMAIL, ...), over HOST=127.0.0.1, PORT=port, PROXY_PORT=0 and PROXY_TLS_PORT=0. */
   env: Record<string, string>;
   /** Pass this process's whole environment on; otherwise the child gets only PATH and HOME from it. */
   inheritEnv?: boolean;
@@ -104,7 +104,7 @@ export async function spawnPlatformProcess(options: SpawnPlatformOptions): Promi
   const child = spawn(process.execPath, [options.mainJs ?? SERVER_MAIN_JS], {
     cwd: options.cwd,
     // PROXY_PORT 0: the edge of each platform takes a free port (DATA_DIR/edge/state.json says which).
-    env: { ...inherited, HOST: '127.0.0.1', PORT: String(port), PROXY_PORT: '0', ...options.env },
+    env: { ...inherited, HOST: '127.0.0.1', PORT: String(port), PROXY_PORT: '0', PROXY_TLS_PORT: '0', ...options.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

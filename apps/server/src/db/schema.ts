@@ -6,6 +6,7 @@ export * from '../modules/audit/schema';
 export * from '../modules/auth/schema';
 export * from '../modules/crons/schema';
 export * from '../modules/deployments/schema';
+export * from '../modules/domains/schema';
 export * from '../modules/env-vars/schema';
 export * from '../modules/environments/schema';
 export * from '../modules/git-providers/schema';

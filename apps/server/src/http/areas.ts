@@ -5,6 +5,7 @@ import { auditRoutes } from '../modules/audit/routes';
 import { authRoutes } from '../modules/auth/routes';
 import { cronRoutes } from '../modules/crons/routes';
 import { deploymentRoutes } from '../modules/deployments/routes';
+import { domainRoutes } from '../modules/domains/routes';
 import { envVarRoutes } from '../modules/env-vars/routes';
 import { environmentRoutes } from '../modules/environments/routes';
 import { geoRoutes } from '../modules/geo/routes';
@@ -39,6 +40,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   auditRoutes,
   proxyLogRoutes,
   loadBalancerRoutes,
+  domainRoutes,
   notificationRoutes,
   jobRoutes,
 ];

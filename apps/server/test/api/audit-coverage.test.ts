@@ -1,7 +1,18 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 import { DEFAULT_NOTIFICATION_PREFERENCES } from '@launchbay/contract';
-import { type GitHostStandIn, type GitServer, startGitHostStandIn, startGitServer, type TestRepo } from '@launchbay/testkit';
+import {
+  type GitHostStandIn,
+  type GitServer,
+  type Pebble,
+  startGitHostStandIn,
+  startGitServer,
+  startPebble,
+  type TestRepo,
+} from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, apiClient, type Role, TEST_PASSWORD, uniqueEmail } from '../helpers/api';
 import { auditRowsAfter, createKey, lastAuditId } from '../helpers/audit';
@@ -55,6 +66,8 @@ let gitlab: GitHostStandIn;
 const GITHUB_TOKEN = 'ghp_coverage_token_4711';
 const GITLAB_TOKEN = 'glpat-coverage-token-4711';
 const GITLAB_APP = { clientId: 'coverage-app', clientSecret: 'coverage-app-secret-9' };
+let pebble: Pebble;
+let pebbleCa: string;
 
 beforeAll(async () => {
   slack = http.createServer((request, response) => {
@@ -68,10 +81,15 @@ beforeAll(async () => {
   github = await startGitHostStandIn({ kind: 'github', token: GITHUB_TOKEN });
   await github.createRepo('octo-user/site', { 'index.html': 'hi' });
   gitlab = await startGitHostStandIn({ kind: 'gitlab', token: GITLAB_TOKEN, oauthApp: GITLAB_APP });
-  platform = await startTestPlatform();
+  // A CA for the domain routes: Pebble validating everything (these cases are about the audit rows).
+  pebbleCa = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lb-coverage-')), 'pebble.pem');
+  pebble = await startPebble({ httpPort: 80, alwaysValid: true, caFile: pebbleCa });
+  platform = await startTestPlatform({ ACME_CA_FILE: pebbleCa });
   api = apiClient(platform.url);
   admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
   adminId = (await api.call<{ id: number }>('GET', '/user/me', { token: admin })).body.id;
+  const acme = await api.call('PUT', '/settings', { token: admin, body: { acme_directory_url: pebble.directoryUrl } });
+  expect(acme.status).toBe(200);
   const docs = await api.call<typeof openapi>('GET', '/docs/json');
   expect(docs.status).toBe(200);
   openapi = docs.body;
@@ -83,6 +101,7 @@ afterAll(async () => {
   await git?.close();
   await github?.close();
   await gitlab?.close();
+  await pebble?.close();
   await new Promise((resolve) => slack.close(resolve));
 });
 
@@ -1104,6 +1123,26 @@ const CASES: Record<string, Case> = {
       actorUserId: adminId,
     }),
   },
+  'POST /api/domains': {
+    action: 'domains.create',
+    targetType: 'domain',
+    prepare: async () => ({
+      path: '/domains',
+      token: admin,
+      body: { domain: 'created.coverage.example.test' },
+      status: 201,
+      targetId: (answer) => String(answer.id),
+      actorUserId: adminId,
+    }),
+  },
+  'DELETE /api/domains/{domain}': domainCase('', 'domains.delete', 204),
+  'POST /api/domains/{domain}/provision': domainCase('/provision', 'domains.provision', 202),
+  'POST /api/domains/{domain}/renew': domainCase('/renew', 'domains.renew', 202, { certified: true }),
+  'POST /api/domains/{domain}/order': domainCase('/order', 'domains.order.create', 201),
+  'POST /api/domains/{domain}/order/finalize': domainCase('/order/finalize', 'domains.order.finalize', 200, {
+    order: true,
+  }),
+  'DELETE /api/domains/{domain}/order': domainCase('/order', 'domains.order.delete', 204, { order: true }),
   'POST /api/lb/routes': {
     action: 'lb.routes.create',
     targetType: 'lb_route',
@@ -1148,6 +1187,45 @@ const CASES: Record<string, Case> = {
     },
   },
 };
+
+let domainCount = 0;
+/** A domain of its own for one case; `certified` gives it a certificate first (through Pebble). */
+async function domainFor(options: { certified?: boolean; order?: boolean } = {}): Promise<{ id: number; name: string }> {
+  const name = `d${++domainCount}.coverage.example.test`;
+  const created = await api.call<{ id: number }>('POST', '/domains', { token: admin, body: { domain: name } });
+  expect(created.status).toBe(201);
+  if (options.certified || options.order) {
+    expect((await api.call('POST', `/domains/${name}/order`, { token: admin })).status).toBe(201);
+  }
+  if (options.certified) {
+    const finalized = await api.call('POST', `/domains/${name}/order/finalize`, { token: admin });
+    expect(finalized.status, JSON.stringify(finalized.body)).toBe(200);
+  }
+  return { id: created.body.id, name };
+}
+
+function domainCase(
+  suffix: string,
+  action: string,
+  status: number,
+  options: { certified?: boolean; order?: boolean } = {},
+): Case {
+  return {
+    action,
+    targetType: 'domain',
+    prepare: async () => {
+      const domain = await domainFor(options);
+      return {
+        path: `/domains/${domain.name}${suffix}`,
+        token: admin,
+        status,
+        targetId: domain.name,
+        actorUserId: adminId,
+        params: { domain: domain.name },
+      };
+    },
+  };
+}
 
 let lbRoutes = 0;
 /** A load-balancer route of its own for one case. */

@@ -66,6 +66,7 @@ http.createServer((req, res) => res.end(process.env.GREETING + ' from ' + os.hos
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PROXY_PORT: '0',
+      PROXY_TLS_PORT: '0',
       LOG_LEVEL: 'info',
       ADMIN_EMAIL: EMAIL,
       ADMIN_PASSWORD: PASSWORD,

@@ -48,6 +48,7 @@ describe('deployments across platform restarts', { timeout: 240_000 }, () => {
       DATA_DIR: dataDir,
       HOST: '127.0.0.1',
       PROXY_PORT: '0',
+      PROXY_TLS_PORT: '0',
       LOG_LEVEL: 'warn',
       ADMIN_EMAIL: EMAIL,
       ADMIN_PASSWORD: PASSWORD,

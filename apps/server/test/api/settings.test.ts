@@ -16,6 +16,7 @@ const DEFAULTS: PlatformSettings = {
   access_mode: 'local',
   acme_directory_url: LETS_ENCRYPT_DIRECTORY,
   acme_contact_email: null,
+  certificate_renewal_days: 30,
   log_retention_days: 30,
   analytics_retention_days: 90,
   audit_retention_days: 365,

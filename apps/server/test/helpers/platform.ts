@@ -30,6 +30,7 @@ export function testEnv(dataDir: string, databaseUrl: string | undefined, extra:
     HOST: '127.0.0.1',
     // Many platforms run side by side: each edge proxy takes a free port (recorded in DATA_DIR/edge/state.json).
     PROXY_PORT: '0',
+    PROXY_TLS_PORT: '0',
     DATA_DIR: dataDir,
     LOG_LEVEL: 'silent',
     ADMIN_EMAIL,

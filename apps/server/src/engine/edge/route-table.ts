@@ -1,4 +1,12 @@
-import { askEdgeIdentity, type EdgeState, ROUTE_CHANGE_CHANNEL, type Route, type RouteChange } from '@launchbay/edge-protocol';
+import {
+  type AcmeChallengeAnswer,
+  askEdgeIdentity,
+  type EdgeState,
+  ROUTE_CHANGE_CHANNEL,
+  type Route,
+  type RouteChange,
+  type TlsCertificate,
+} from '@launchbay/edge-protocol';
 import type pg from 'pg';
 
 /**
@@ -7,15 +15,21 @@ import type pg from 'pg';
  * other and the last one reflects everything committed before it. The NOTIFY is delivered at
  * commit; an edge that missed it (reconnecting) loads the table again by its version.
  */
-export async function publishRouteTable(pool: pg.Pool, compute: (client: pg.PoolClient) => Promise<Route[]>): Promise<number> {
+export type RouteTableContent = { routes: Route[]; certificates: TlsCertificate[]; challenges: AcmeChallengeAnswer[] };
+
+export async function publishRouteTable(
+  pool: pg.Pool,
+  compute: (client: pg.PoolClient) => Promise<RouteTableContent>,
+): Promise<number> {
   const client = await pool.connect();
   try {
     await client.query('BEGIN');
     await client.query('SELECT version FROM edge_route_table WHERE id = 1 FOR UPDATE');
-    const routes = await compute(client);
+    const { routes, certificates, challenges } = await compute(client);
     const { rows } = await client.query<{ version: string }>(
-      'UPDATE edge_route_table SET version = version + 1, routes = $1::jsonb WHERE id = 1 RETURNING version',
-      [JSON.stringify(routes)],
+      `UPDATE edge_route_table SET version = version + 1, routes = $1::jsonb, certificates = $2::jsonb, challenges = $3::jsonb
+       WHERE id = 1 RETURNING version`,
+      [JSON.stringify(routes), JSON.stringify(certificates), JSON.stringify(challenges)],
     );
     const version = Number(rows[0]?.version ?? 0);
     const change: RouteChange = { kind: 'reload', version };

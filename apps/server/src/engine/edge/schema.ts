@@ -11,6 +11,9 @@ export const edgeRouteTable = pgTable(
     id: integer('id').primaryKey().default(1),
     version: bigint('version', { mode: 'number' }).notNull().default(0),
     routes: jsonb('routes').$type<unknown[]>().notNull().default([]),
+    /** TLS certificates the edge serves by name (files it loads), and HTTP-01 answers it gives. */
+    certificates: jsonb('certificates').$type<unknown[]>().notNull().default([]),
+    challenges: jsonb('challenges').$type<unknown[]>().notNull().default([]),
   },
   (t) => [check('edge_route_table_single_row', sql`${t.id} = 1`)],
 );

@@ -26,6 +26,8 @@ export type EdgeSupervisorOptions = {
   host: string;
   /** 0: any free port; the edge keeps the one it got across restarts when it can. */
   port: number;
+  /** The HTTPS port (SNI); 0: any free port, kept across restarts when it can be. */
+  tlsPort: number;
   /** false: the edge writes no proxy-log rows (taken by an edge when it starts). */
   proxyLog?: boolean;
   database: pg.PoolConfig;
@@ -135,7 +137,7 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
    * (with setsid): it is never this process's child, so it is not stopped, reaped or counted with
    * the control plane, and it keeps serving whatever happens to the control plane.
    */
-  async function spawnEdge(previousPort: number | null): Promise<EdgeState | null> {
+  async function spawnEdge(previousPort: number | null, previousTlsPort: number | null): Promise<EdgeState | null> {
     const instanceId = randomBytes(12).toString('hex');
     rotateLog();
     const launcher = spawn(
@@ -154,6 +156,8 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
           PROXY_PORT: String(options.port),
           ...(options.proxyLog === false ? { PROXY_LOG: 'off' } : {}),
           ...(options.port === 0 && previousPort ? { LAUNCHBAY_EDGE_PREFERRED_PORT: String(previousPort) } : {}),
+          PROXY_TLS_PORT: String(options.tlsPort),
+          ...(options.tlsPort === 0 && previousTlsPort ? { LAUNCHBAY_EDGE_PREFERRED_TLS_PORT: String(previousTlsPort) } : {}),
           [EDGE_INSTANCE_ENV]: instanceId,
         },
       },
@@ -185,10 +189,14 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
 
   async function ensureEdge(): Promise<void> {
     const previousPort = readEdgeState(paths.state)?.port ?? current?.port ?? null;
+    const previousTlsPort = readEdgeState(paths.state)?.tlsPort ?? current?.tlsPort ?? null;
     for (let attempt = 0; attempt < 3 && !stopped; attempt++) {
       const found = await adoptable();
       if (found && options.port !== 0 && found.port !== options.port) {
         log.info(`The edge proxy listens on port ${found.port}, PROXY_PORT is now ${options.port}: restarting it`);
+        await stopEdgeProcess(found);
+      } else if (found && options.tlsPort !== 0 && found.tlsPort !== options.tlsPort) {
+        log.info(`The edge proxy serves HTTPS on port ${found.tlsPort}, PROXY_TLS_PORT is now ${options.tlsPort}: restarting it`);
         await stopEdgeProcess(found);
       } else if (found && found.protocolVersion !== EDGE_PROTOCOL_VERSION) {
         // An edge from before an upgrade would refuse the route table's new shape and serve its last one forever.
@@ -202,7 +210,7 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
         current = found;
         return;
       }
-      const started = await spawnEdge(previousPort);
+      const started = await spawnEdge(previousPort, previousTlsPort);
       if (started) {
         current = started;
         log.info(`Edge proxy started (pid ${started.pid}) on ${started.host}:${started.port}`);

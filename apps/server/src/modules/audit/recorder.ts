@@ -45,6 +45,9 @@ const VERB_SEGMENTS = new Set([
   'update-token',
   'approve',
   'authorize',
+  'provision',
+  'renew',
+  'finalize',
 ]);
 const SECRET_KEY = /pass(word)?|secret|token|api_?key|^code$|webhook|credential|private|authorization|cookie/i;
 /** Singular names for the target of a route, by its first path segment. */
@@ -58,6 +61,7 @@ const TARGET_TYPES: Record<string, string> = {
   'git-providers': 'git_provider',
   'git-connections': 'git_connection',
   lb: 'lb_route',
+  domains: 'domain',
 };
 
 /** Replaces every value under a secret-looking key (or one of `alsoSecret`), at any depth, with '[redacted]'. */

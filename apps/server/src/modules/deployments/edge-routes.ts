@@ -1,9 +1,10 @@
 import path from 'node:path';
-import type { Route, RouteState, RouteUpstream } from '@launchbay/edge-protocol';
+import type { AcmeChallengeAnswer, Route, RouteState, RouteUpstream, TlsCertificate } from '@launchbay/edge-protocol';
 import type pg from 'pg';
 import type { AppContext } from '../../context';
 import { afterCommit, outsideRequestTransaction } from '../../db/request-transaction';
 import { publishRouteTable, waitForEdgeVersion } from '../../engine/edge/route-table';
+import { pruneCertificateFiles, writeCertificateFiles } from '../../engine/edge/tls-files';
 import type { BuildPlan } from '../../engine/pipeline/build-plan';
 import type { RunningDeployment } from '../../engine/runtime/driver';
 import { environmentHosts } from '../environments/service';
@@ -43,6 +44,42 @@ function routeTarget(row: ServingRow): Pick<Route, 'target' | 'state'> {
     .filter((p) => p.type === 'web' && p.port !== null)
     .map((p) => ({ kind: 'tcp' as const, host: '127.0.0.1', port: p.port as number }));
   return { target: { kind: 'upstreams', upstreams }, state: upstreams.length > 0 ? state : 'down' };
+}
+
+/**
+ * The certificates the edge serves (written out as files for it from their sealed copies) and the
+ * HTTP-01 answers of orders in progress (modules/domains).
+ */
+async function tlsForEdge(ctx: AppContext, client: pg.PoolClient) {
+  const { rows } = await client.query<{ domain: string; fingerprint: string; certificate_sealed: string; key_sealed: string }>(
+    `SELECT domain, fingerprint, certificate_sealed, key_sealed FROM domains
+     WHERE fingerprint IS NOT NULL AND certificate_sealed IS NOT NULL AND key_sealed IS NOT NULL AND expires_at > now()`,
+  );
+  const certificates: TlsCertificate[] = [];
+  for (const row of rows) {
+    try {
+      const files = writeCertificateFiles(
+        ctx.config.dataDir,
+        row.fingerprint,
+        ctx.box.open(row.certificate_sealed),
+        ctx.box.open(row.key_sealed),
+      );
+      certificates.push({ names: [row.domain], fingerprint: row.fingerprint, ...files });
+    } catch {
+      // A certificate that cannot be opened (another encryption key) is not served; the domain's served check says so.
+    }
+  }
+  pruneCertificateFiles(ctx.config.dataDir, new Set(certificates.map((c) => c.fingerprint)));
+  const orders = await client.query<{ challenges: { type: string; token: string; keyAuthorization: string; status: string }[] }>(
+    'SELECT challenges FROM domain_orders',
+  );
+  const challenges: AcmeChallengeAnswer[] = orders.rows.flatMap((order) =>
+    order.challenges.filter((c) => c.type === 'http-01').map((c) => ({ token: c.token, keyAuthorization: c.keyAuthorization })),
+  );
+  const names = certificates.flatMap((c) => c.names);
+  const covers = (host: string) =>
+    names.includes(host) || (host.includes('.') && names.includes(`*${host.slice(host.indexOf('.'))}`));
+  return { certificates, challenges, covers };
 }
 
 type LbRow = {
@@ -136,7 +173,10 @@ export async function publishRoutes(ctx: AppContext, options: { waitMs?: number 
     // Load-balancer routes after the environments' own addresses, which they never take over.
     const taken = new Set(routes.map((route) => route.host));
     for (const lb of await loadBalancerRoutes(client, servingByEnvironment)) if (!taken.has(lb.host)) routes.push(lb);
-    return routes;
+    const tls = await tlsForEdge(ctx, client);
+    // Plain HTTP goes to HTTPS for every name the edge holds a certificate for.
+    for (const route of routes) route.redirectToHttps = tls.covers(route.host);
+    return { routes, certificates: tls.certificates, challenges: tls.challenges };
   });
   return waitForEdgeVersion(() => ctx.edge.current(), version, options.waitMs ?? 5000);
 }

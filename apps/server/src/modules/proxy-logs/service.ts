@@ -97,7 +97,9 @@ export async function listProxyLogs(ctx: AppContext, q: Query): Promise<ProxyLog
     const [ms, id] = q.cursor.split('.');
     where.push(`(l.created_at, l.id) < (${fromMs(param(Number(ms)))}, ${param(id)}::bigint)`);
   }
-  const order = tail ? 'l.id DESC' : 'l.created_at DESC, l.id DESC';
+  // NULLS LAST as the indexes are built: PostgreSQL uses an index only when the null order matches
+  // too (DESC alone means NULLS FIRST), even on columns that are never null.
+  const order = tail ? 'l.id DESC' : 'l.created_at DESC NULLS LAST, l.id DESC NULLS LAST';
   const sql = `${SELECT}${where.length ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY ${order} LIMIT ${param(q.limit + 1)}`;
 
   const dropParams: unknown[] = [];

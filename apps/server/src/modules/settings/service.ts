@@ -16,6 +16,7 @@ export function defaultSettings(ctx: Pick<AppContext, 'config'>): PlatformSettin
     access_mode: ctx.config.accessMode,
     acme_directory_url: LETS_ENCRYPT_DIRECTORY,
     acme_contact_email: null,
+    certificate_renewal_days: 30,
     log_retention_days: 30,
     analytics_retention_days: 90,
     audit_retention_days: 365,

@@ -1,0 +1,147 @@
+import { and, eq, isNotNull, isNull, lt, lte, or } from 'drizzle-orm';
+import { z } from 'zod';
+import type { AppContext } from '../../context';
+import { definePeriodicTask, defineQueue, enqueue } from '../../jobs';
+import { publishAlert } from '../notifications/service';
+import { getSettings } from '../settings/service';
+import { domains } from './schema';
+import {
+  checkServedCertificate,
+  createDomainOrder,
+  type DomainRow,
+  finalizeDomainOrder,
+  getDomainRow,
+  issueCertificate,
+} from './service';
+
+const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
+
+/** After the nth failure in a row a renewal is tried again in 1, 2, 4... hours, at most a day. */
+export function renewalBackoffMs(failures: number): number {
+  return Math.min(DAY_MS, HOUR_MS * 2 ** Math.max(0, failures - 1));
+}
+
+/**
+ * Getting a certificate for one domain, as a durable job: HTTP-01 domains go all the way through
+ * the edge; a DNS-01 domain gets its order (the TXT record to create) and, when the record is
+ * already in place (a renewal), is finalized too.
+ */
+export const certificateQueue = defineQueue({
+  name: 'domains.certificate',
+  payload: z.object({ domain_id: z.number().int().positive(), reason: z.enum(['provision', 'renew']) }),
+  // A failure is recorded on the domain and retried by the renewal schedule with its own backoff.
+  maxAttempts: 1,
+  concurrency: 2,
+  async handler(payload, job) {
+    const row = await getDomainRow(job.ctx, payload.domain_id).catch(() => null);
+    if (!row) return job.log(`Domain ${payload.domain_id} is gone`);
+    await job.log(
+      `${payload.reason === 'renew' ? 'Renewing' : 'Getting'} a certificate for ${row.domain} (${row.challengeType})`,
+    );
+    try {
+      if (row.challengeType === 'http-01') {
+        const domain = await issueCertificate(job.ctx, row);
+        await job.log(`Issued; expires ${domain.expires_at}; the edge serves it: ${domain.served.status}`);
+      } else {
+        const order = await createDomainOrder(job.ctx, row);
+        if (payload.reason === 'provision') {
+          await job.log(`Waiting for the TXT record${order.challenges.map((c) => ` ${c.dns_name}`).join(',')}`);
+          return;
+        }
+        await finalizeDomainOrder(job.ctx, await getDomainRow(job.ctx, row.id));
+        await job.log('Renewed with the TXT record in place');
+      }
+    } catch (error) {
+      const message = (error as Error).message;
+      await job.log(message, 'error');
+      if (payload.reason === 'renew' || row.fingerprint)
+        await renewalFailed(job.ctx, await getDomainRow(job.ctx, row.id), message);
+      else {
+        await job.ctx.db
+          .update(domains)
+          .set({ status: 'failed', lastError: message, updatedAt: new Date() })
+          .where(eq(domains.id, row.id));
+      }
+    }
+  },
+});
+
+async function renewalFailed(ctx: AppContext, row: DomainRow, message: string): Promise<void> {
+  const failures = row.renewalFailures + 1;
+  await ctx.db
+    .update(domains)
+    .set({
+      renewalFailures: failures,
+      nextRenewalAt: new Date(Date.now() + renewalBackoffMs(failures)),
+      lastError: message,
+      status: row.fingerprint ? 'active' : 'failed',
+      updatedAt: new Date(),
+    })
+    .where(eq(domains.id, row.id));
+  const days = row.expiresAt ? Math.floor((row.expiresAt.getTime() - Date.now()) / DAY_MS) : null;
+  await publishAlert(ctx, {
+    type: 'ssl_renewal_failed',
+    severity: days !== null && days <= 7 ? 'critical' : 'warning',
+    title: `Certificate renewal failed for ${row.domain}`,
+    message: `${message}\n\nAttempt ${failures}; the next one is in ${Math.round(renewalBackoffMs(failures) / HOUR_MS)} h.${
+      days !== null ? ` The certificate expires in ${days} days.` : ''
+    }`,
+    group_key: `ssl_renewal_failed:${row.domain}`,
+    data: { domain: row.domain, failures, ...(days !== null ? { days_remaining: days } : {}) },
+  });
+}
+
+export function enqueueCertificate(ctx: AppContext, domainId: number, reason: 'provision' | 'renew') {
+  return enqueue(ctx, certificateQueue, { domain_id: domainId, reason }, { singletonKey: `domain:${domainId}` });
+}
+
+/**
+ * Hourly: certificates within `certificate_renewal_days` of expiry are renewed (a failed one again
+ * after its backoff), an expiring certificate whose renewal keeps failing raises ssl_expiring once a
+ * day, and what the edge serves is compared with what is stored.
+ */
+export const certificateRenewal = definePeriodicTask({
+  name: 'domains.renewal',
+  cron: '17 * * * *',
+  async run(job) {
+    return renewDueCertificates(job.ctx);
+  },
+});
+
+export async function renewDueCertificates(ctx: AppContext): Promise<string> {
+  const settings = await getSettings(ctx);
+  const now = new Date();
+  const due = await ctx.db
+    .select()
+    .from(domains)
+    .where(
+      and(
+        isNotNull(domains.fingerprint),
+        lt(domains.expiresAt, new Date(now.getTime() + settings.certificate_renewal_days * DAY_MS)),
+        or(isNull(domains.nextRenewalAt), lte(domains.nextRenewalAt, now)),
+      ),
+    );
+  for (const row of due) await enqueueCertificate(ctx, row.id, 'renew');
+
+  let alerted = 0;
+  for (const row of await ctx.db.select().from(domains).where(isNotNull(domains.fingerprint))) {
+    const checked = await checkServedCertificate(ctx, row);
+    const days = checked.expiresAt ? Math.floor((checked.expiresAt.getTime() - now.getTime()) / DAY_MS) : null;
+    const alertedToday = checked.expiryAlertedAt && now.getTime() - checked.expiryAlertedAt.getTime() < DAY_MS;
+    if (days === null || alertedToday || (checked.renewalFailures === 0 && days > 7)) continue;
+    const result = await publishAlert(ctx, {
+      type: 'ssl_expiring',
+      severity: days <= 7 ? 'critical' : 'warning',
+      title: `The certificate for ${checked.domain} expires in ${days} days`,
+      message: checked.lastError
+        ? `Renewal keeps failing: ${checked.lastError}`
+        : 'It has not been renewed yet; the platform keeps trying.',
+      group_key: `ssl_expiring:${checked.domain}`,
+      data: { domain: checked.domain, days_remaining: days },
+    });
+    if (result.status !== 'suppressed') alerted++;
+    await ctx.db.update(domains).set({ expiryAlertedAt: now }).where(eq(domains.id, checked.id));
+  }
+  return `Queued ${due.length} renewals; ${alerted} expiry alerts`;
+}
