@@ -118,6 +118,13 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServers {
     }
     if (route.state === 'starting') return { kind: 'page', page: startingPage(host) };
     if (route.state === 'down') return { kind: 'page', page: downPage(host) };
+    if (route.target.kind === 'redirect') {
+      const to = route.target.host;
+      const secure = tlsPort && options.tls?.certificates.has(to);
+      // Plain HTTP keeps the port the client used (a local edge on :8080); HTTPS goes to the TLS port.
+      const port = secure ? (tlsPort === 443 ? '' : `:${tlsPort}`) : (req.headers.host?.match(/:\d+$/)?.[0] ?? '');
+      return { kind: 'redirect', location: `${secure ? 'https' : 'http'}://${to}${port}${url}` };
+    }
     if (route.target.kind === 'static') return { kind: 'static', host, route: route as Route & { target: { kind: 'static' } } };
     const upstream = pools.pick(route);
     // Live with no upstream to send to: as good as down, and said so at once.

@@ -95,3 +95,42 @@ export const httpChallengeDebugSchema = z.object({
   ),
 });
 export type HttpChallengeDebug = z.infer<typeof httpChallengeDebugSchema>;
+
+/** A domain of a project: served by one of its environments, or redirecting to another of its domains. */
+export const customDomainSchema = z.object({
+  id: z.number().int(),
+  project_id: z.number().int(),
+  domain: z.string(),
+  environment_id: z.number().int(),
+  environment_name: z.string(),
+  redirect_to: z.string().nullable().describe('Requests for this name are redirected (308) to that domain, path kept'),
+  url: z.string(),
+  certificate: z
+    .object({
+      domain_id: z.number().int(),
+      status: domainStatusSchema,
+      expires_at: z.string().nullable(),
+      served_status: z.enum(['match', 'mismatch', 'none', 'unreachable']).nullable(),
+    })
+    .nullable()
+    .describe('The certificate of the name (in Domains), once one was asked for'),
+  created_at: z.string(),
+});
+export type CustomDomain = z.infer<typeof customDomainSchema>;
+
+const exactDomainSchema = domainNameSchema.refine(
+  (value) => !value.startsWith('*.'),
+  'A project domain is one name; add a wildcard certificate in Domains',
+);
+
+export const createCustomDomainRequestSchema = z.object({
+  domain: exactDomainSchema,
+  environment_id: z.number().int().positive().optional().describe('Default: production'),
+  redirect_to: exactDomainSchema.nullable().optional(),
+});
+export const updateCustomDomainRequestSchema = z.object({
+  environment_id: z.number().int().positive().optional(),
+  redirect_to: exactDomainSchema.nullable().optional(),
+});
+export const createEnvironmentDomainRequestSchema = z.object({ domain: exactDomainSchema });
+export const customDomainListResponseSchema = z.object({ domains: z.array(customDomainSchema) });

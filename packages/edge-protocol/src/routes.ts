@@ -26,6 +26,8 @@ export type RouteUpstream = { kind: 'tcp'; host: string; port: number } | { kind
  */
 export type RouteTarget =
   | { kind: 'upstreams'; upstreams: RouteUpstream[] }
+  /** Another name of the same site (www to apex, or back): a 308 to `host`, path and query kept. */
+  | { kind: 'redirect'; host: string }
   | {
       kind: 'static';
       /** Absolute path of the build output folder. Nothing outside it is served, symbolic links included. */
@@ -159,12 +161,13 @@ function upstreamList(value: unknown, where: string): RouteUpstream[] {
 export function parseRouteTarget(value: unknown, where = 'target'): RouteTarget {
   const raw = object(value, where);
   if (raw.kind === 'upstreams') return { kind: 'upstreams', upstreams: upstreamList(raw.upstreams, `${where}.upstreams`) };
+  if (raw.kind === 'redirect') return { kind: 'redirect', host: normalizeHost(string(raw.host, `${where}.host`)) };
   if (raw.kind === 'static') {
     if (raw.spaFallback !== undefined && typeof raw.spaFallback !== 'boolean')
       throw new ProtocolError(`${where}.spaFallback: expected a boolean`);
     return { kind: 'static', root: absolutePath(raw.root, `${where}.root`), spaFallback: raw.spaFallback === true };
   }
-  throw new ProtocolError(`${where}.kind: expected upstreams or static`);
+  throw new ProtocolError(`${where}.kind: expected upstreams, static or redirect`);
 }
 
 function routeState(value: unknown, where: string): RouteState {

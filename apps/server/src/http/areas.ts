@@ -5,6 +5,7 @@ import { auditRoutes } from '../modules/audit/routes';
 import { authRoutes } from '../modules/auth/routes';
 import { cronRoutes } from '../modules/crons/routes';
 import { deploymentRoutes } from '../modules/deployments/routes';
+import { projectDomainRoutes } from '../modules/domains/project-routes';
 import { domainRoutes } from '../modules/domains/routes';
 import { envVarRoutes } from '../modules/env-vars/routes';
 import { environmentRoutes } from '../modules/environments/routes';
@@ -41,6 +42,7 @@ export const API_AREAS: ((api: App, ctx: AppContext) => Promise<void>)[] = [
   proxyLogRoutes,
   loadBalancerRoutes,
   domainRoutes,
+  projectDomainRoutes,
   notificationRoutes,
   jobRoutes,
 ];

@@ -869,6 +869,86 @@ const CASES: Record<string, Case> = {
       };
     },
   },
+  'POST /api/projects/{id}/custom-domains': {
+    action: 'projects.custom_domains.create',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      return {
+        path: `/projects/${project.id}/custom-domains`,
+        token: admin,
+        body: { domain: `c${++customDomains}.coverage.test` },
+        status: 201,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id },
+      };
+    },
+  },
+  'PUT /api/projects/{id}/custom-domains/{domain_id}': {
+    action: 'projects.custom_domains.update',
+    targetType: 'project',
+    prepare: async () => {
+      const { project, domainId } = await coverageCustomDomain();
+      return {
+        path: `/projects/${project.id}/custom-domains/${domainId}`,
+        token: admin,
+        body: { environment_id: project.environments.production },
+        status: 200,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, domain_id: domainId },
+      };
+    },
+  },
+  'DELETE /api/projects/{id}/custom-domains/{domain_id}': {
+    action: 'projects.custom_domains.delete',
+    targetType: 'project',
+    prepare: async () => {
+      const { project, domainId } = await coverageCustomDomain();
+      return {
+        path: `/projects/${project.id}/custom-domains/${domainId}`,
+        token: admin,
+        status: 204,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, domain_id: domainId },
+      };
+    },
+  },
+  'POST /api/projects/{id}/environments/{env_id}/domains': {
+    action: 'projects.environments.domains.create',
+    targetType: 'project',
+    prepare: async () => {
+      const project = await coverageProject();
+      const envId = project.environments.production ?? 0;
+      return {
+        path: `/projects/${project.id}/environments/${envId}/domains`,
+        token: admin,
+        body: { domain: `e${++customDomains}.coverage.test` },
+        status: 201,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, env_id: envId },
+      };
+    },
+  },
+  'DELETE /api/projects/{id}/environments/{env_id}/domains/{domain_id}': {
+    action: 'projects.environments.domains.delete',
+    targetType: 'project',
+    prepare: async () => {
+      const { project, domainId } = await coverageCustomDomain();
+      const envId = project.environments.production ?? 0;
+      return {
+        path: `/projects/${project.id}/environments/${envId}/domains/${domainId}`,
+        token: admin,
+        status: 204,
+        targetId: String(project.id),
+        actorUserId: adminId,
+        params: { id: project.id, env_id: envId, domain_id: domainId },
+      };
+    },
+  },
   'POST /api/projects/{id}/environments/{env_id}/crons': {
     action: 'projects.environments.crons.create',
     targetType: 'project',
@@ -1187,6 +1267,18 @@ const CASES: Record<string, Case> = {
     },
   },
 };
+
+let customDomains = 0;
+/** A project with one domain of its own. */
+async function coverageCustomDomain() {
+  const project = await coverageProject();
+  const created = await api.call<{ id: number }>('POST', `/projects/${project.id}/custom-domains`, {
+    token: admin,
+    body: { domain: `p${++customDomains}.coverage.test` },
+  });
+  expect(created.status).toBe(201);
+  return { project, domainId: created.body.id };
+}
 
 let domainCount = 0;
 /** A domain of its own for one case; `certified` gives it a certificate first (through Pebble). */

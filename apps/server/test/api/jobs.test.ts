@@ -209,8 +209,10 @@ describe("the platform's own schedules", () => {
       'audit.retention',
       'auth.sweep',
       'deployments.log_retention',
+      'domains.renewal',
       'jobs.retention',
       'notifications.retention',
+      'proxy_logs.retention',
     ]);
     expect(rows.every((r) => new Date(r.next_run_at).getTime() - Date.now() <= 3600_000)).toBe(true);
     const old = await platform.ctx.pool.query<{ id: number }>(

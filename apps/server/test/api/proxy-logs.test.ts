@@ -4,6 +4,8 @@ import { edgePaths } from '@launchbay/edge-protocol';
 import { type GitServer, startGitServer } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
+import { enqueue } from '../../src/jobs';
+import { proxyLogRetention } from '../../src/modules/proxy-logs/jobs';
 import { startPlatform } from '../../src/platform';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
@@ -191,6 +193,24 @@ describe('proxy logs', { timeout: 120_000 }, () => {
     expect(unknown.status).toBe(404);
     expect(unknown.body.detail).toBe('Proxy log 999999 not found');
     expect((await api.call('GET', '/proxy-logs/abc', { token: admin })).status).toBe(400);
+  });
+
+  it('rows older than the log retention are removed by the hourly task, newer ones kept', async () => {
+    const insert = (days: number, path: string) =>
+      platform.ctx.pool.query(
+        `INSERT INTO proxy_logs (created_at, method, host, path, status, duration_ms, bytes_in, bytes_out, client_ip)
+         VALUES (now() - make_interval(days => $1), 'GET', 'retention.test', $2, 200, 1, 10, 10, '10.0.0.1')`,
+        [days, path],
+      );
+    await insert(45, '/too-old'); // log_retention_days is 30 by default
+    await insert(10, '/recent');
+    const { id } = await enqueue(platform.ctx, proxyLogRetention.queue, {});
+    await waitFor('the retention job', async () => {
+      const job = await api.call<{ status: string }>('GET', `/jobs/${id}`, { token: admin });
+      return job.body.status === 'succeeded' ? true : undefined;
+    });
+    const left = await list({ host: 'retention.test' });
+    expect(left.logs.map((row) => row.path)).toEqual(['/recent']);
   });
 
   it('requests served while the control plane and its database are down are logged once they are back', async () => {

@@ -82,6 +82,30 @@ async function tlsForEdge(ctx: AppContext, client: pg.PoolClient) {
   return { certificates, challenges, covers };
 }
 
+/** A project's domains (modules/domains project_domains): its environment's live target, or a redirect to another of its names. */
+async function projectDomainRoutes(client: pg.PoolClient, serving: Map<number, ServingRow>): Promise<Route[]> {
+  const { rows } = await client.query<{ domain: string; environment_id: number; redirect_to: string | null }>(
+    'SELECT domain, environment_id, redirect_to FROM project_domains ORDER BY id',
+  );
+  const routes: Route[] = [];
+  for (const row of rows) {
+    const environment = serving.get(row.environment_id);
+    if (!environment) continue;
+    routes.push({
+      host: row.domain,
+      pathPrefix: '/',
+      ...(row.redirect_to
+        ? { target: { kind: 'redirect' as const, host: row.redirect_to }, state: 'live' as const }
+        : routeTarget(environment)),
+      projectId: environment.project_id,
+      environmentId: environment.environment_id,
+      deploymentId: environment.deployment_id,
+      redirectToHttps: false,
+    });
+  }
+  return routes;
+}
+
 type LbRow = {
   domain: string;
   target_kind: string;
@@ -170,8 +194,13 @@ export async function publishRoutes(ctx: AppContext, options: { waitMs?: number 
         });
       }
     }
-    // Load-balancer routes after the environments' own addresses, which they never take over.
+    // Projects' own domains, then load-balancer routes: never over an environment's own address.
     const taken = new Set(routes.map((route) => route.host));
+    for (const route of await projectDomainRoutes(client, servingByEnvironment)) {
+      if (taken.has(route.host)) continue;
+      taken.add(route.host);
+      routes.push(route);
+    }
     for (const lb of await loadBalancerRoutes(client, servingByEnvironment)) if (!taken.has(lb.host)) routes.push(lb);
     const tls = await tlsForEdge(ctx, client);
     // Plain HTTP goes to HTTPS for every name the edge holds a certificate for.

@@ -1,4 +1,6 @@
 import { boolean, integer, jsonb, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import { environments } from '../environments/schema';
+import { projects } from '../projects/schema';
 
 /**
  * A domain the platform holds a certificate for (or is getting one): an exact name, or a wildcard
@@ -74,4 +76,22 @@ export const acmeAccounts = pgTable('acme_accounts', {
   keySealed: text('key_sealed').notNull(),
   accountUrl: text('account_url'),
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+});
+
+/**
+ * A project's own domain names: each served by one of its environments (the edge routes the name
+ * to that environment's live deployment), or redirecting to another of its names (www to apex).
+ */
+export const projectDomains = pgTable('project_domains', {
+  id: serial('id').primaryKey(),
+  projectId: integer('project_id')
+    .notNull()
+    .references(() => projects.id, { onDelete: 'cascade' }),
+  environmentId: integer('environment_id')
+    .notNull()
+    .references(() => environments.id, { onDelete: 'cascade' }),
+  domain: text('domain').notNull().unique(),
+  redirectTo: text('redirect_to'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+  updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });

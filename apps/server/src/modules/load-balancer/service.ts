@@ -11,6 +11,7 @@ import type { AppContext } from '../../context';
 import { conflict, notFound, validationError } from '../../lib/errors';
 import { toIso } from '../../lib/time';
 import { publishRoutesAfterCommit } from '../deployments/service';
+import { projectDomains } from '../domains/schema';
 import { environments } from '../environments/schema';
 import { environmentHosts } from '../environments/service';
 import { projects } from '../projects/schema';
@@ -101,6 +102,23 @@ export async function getLbRoute(ctx: AppContext, domain: string): Promise<LbRou
   return (await toDtos(ctx, [await routeRow(ctx, domain)]))[0] as LbRoute;
 }
 
+/**
+ * A name the edge routes one way only: not an environment's own address, a project's domain or a
+ * load-balancer route already (409 on `domain`).
+ */
+export async function assertDomainFree(ctx: AppContext, domain: string): Promise<void> {
+  const taken = (detail: string, message: string) => conflict(detail, [{ path: 'domain', message }]);
+  const [route] = await ctx.db.select({ id: lbRoutes.id }).from(lbRoutes).where(eq(lbRoutes.domain, domain));
+  if (route) throw taken(`A route for ${domain} already exists`, 'This domain already has a route');
+  const [owned] = await ctx.db
+    .select({ project: projects.name })
+    .from(projectDomains)
+    .innerJoin(projects, eq(projects.id, projectDomains.projectId))
+    .where(eq(projectDomains.domain, domain));
+  if (owned) throw taken(`${domain} is a domain of ${owned.project}`, `Already a domain of ${owned.project}`);
+  await assertNotAnEnvironmentAddress(ctx, domain);
+}
+
 /** A domain a project environment already answers at (its generated address) cannot be routed elsewhere. */
 async function assertNotAnEnvironmentAddress(ctx: AppContext, domain: string): Promise<void> {
   const rows = await ctx.db
@@ -144,13 +162,7 @@ function columnsOf(input: Omit<LbRouteInput, 'domain'>) {
 }
 
 export async function createLbRoute(ctx: AppContext, input: LbRouteInput): Promise<LbRoute> {
-  const [existing] = await ctx.db.select({ id: lbRoutes.id }).from(lbRoutes).where(eq(lbRoutes.domain, input.domain));
-  if (existing) {
-    throw conflict(`A route for ${input.domain} already exists`, [
-      { path: 'domain', message: 'This domain already has a route' },
-    ]);
-  }
-  await assertNotAnEnvironmentAddress(ctx, input.domain);
+  await assertDomainFree(ctx, input.domain);
   await assertEnvironmentTarget(ctx, input.target);
   const [row] = await ctx.db
     .insert(lbRoutes)
