@@ -90,7 +90,7 @@ export function parseEdgeState(text: string): EdgeState | null {
       status: raw.status,
       host: typeof raw.host === 'string' ? raw.host : '127.0.0.1',
       port: raw.port ?? null,
-      tlsPort: Number.isInteger(raw.tlsPort) ? (raw.tlsPort as number) : null,
+      ...(Number.isInteger(raw.tlsPort) ? { tlsPort: raw.tlsPort as number } : {}),
       startedAt: typeof raw.startedAt === 'string' ? raw.startedAt : '',
       protocolVersion: typeof raw.protocolVersion === 'number' ? raw.protocolVersion : 0,
     };

@@ -119,7 +119,7 @@ describe('route targets and states', () => {
     expect(() => parseRoute(withTarget({ kind: 'static', root: '/dist', spaFallback: 'yes' }))).toThrow(
       'route.target.spaFallback',
     );
-    expect(() => parseRoute(withTarget({ kind: 'lambda' }))).toThrow('route.target.kind: expected upstreams or static');
+    expect(() => parseRoute(withTarget({ kind: 'lambda' }))).toThrow('route.target.kind: expected upstreams, static or redirect');
     expect(() => parseRoute(withTarget({ kind: 'upstreams' }))).toThrow('route.target.upstreams: expected an array');
     const { target: _target, ...noTarget } = route('a.test');
     expect(() => parseRoute(noTarget)).toThrow('route.target: expected an object');

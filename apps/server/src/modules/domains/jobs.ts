@@ -69,17 +69,8 @@ export const certificateQueue = defineQueue({
 
 async function renewalFailed(ctx: AppContext, row: DomainRow, message: string): Promise<void> {
   const failures = row.renewalFailures + 1;
-  await ctx.db
-    .update(domains)
-    .set({
-      renewalFailures: failures,
-      nextRenewalAt: new Date(Date.now() + renewalBackoffMs(failures)),
-      lastError: message,
-      status: row.fingerprint ? 'active' : 'failed',
-      updatedAt: new Date(),
-    })
-    .where(eq(domains.id, row.id));
   const days = row.expiresAt ? Math.floor((row.expiresAt.getTime() - Date.now()) / DAY_MS) : null;
+  // The alert first: once the domain shows the failure, it has been raised.
   await publishAlert(ctx, {
     type: 'ssl_renewal_failed',
     severity: days !== null && days <= 7 ? 'critical' : 'warning',
@@ -90,6 +81,16 @@ async function renewalFailed(ctx: AppContext, row: DomainRow, message: string): 
     group_key: `ssl_renewal_failed:${row.domain}`,
     data: { domain: row.domain, failures, ...(days !== null ? { days_remaining: days } : {}) },
   });
+  await ctx.db
+    .update(domains)
+    .set({
+      renewalFailures: failures,
+      nextRenewalAt: new Date(Date.now() + renewalBackoffMs(failures)),
+      lastError: message,
+      status: row.fingerprint ? 'active' : 'failed',
+      updatedAt: new Date(),
+    })
+    .where(eq(domains.id, row.id));
 }
 
 export function enqueueCertificate(ctx: AppContext, domainId: number, reason: 'provision' | 'renew') {
