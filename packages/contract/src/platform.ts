@@ -23,3 +23,49 @@ export const healthSchema = z.object({
   database_ok: z.boolean(),
   uptime_seconds: z.number(),
 });
+
+/** External Connectivity (/setup/connectivity): how the world reaches this machine, checked for real. */
+export const connectivityPortSchema = z.object({
+  port: z.number().int(),
+  purpose: z.string(),
+  /** The edge's own port for this purpose (PROXY_PORT / PROXY_TLS_PORT). */
+  edge_port: z.number().int().nullable(),
+  /** null when it could not be checked (no public IP known). */
+  reachable: z.boolean().nullable(),
+  detail: z.string(),
+});
+
+export const connectivityDnsRecordSchema = z.object({
+  type: z.enum(['A', 'AAAA']),
+  name: z.string(),
+  value: z.string(),
+  purpose: z.string(),
+});
+
+export const connectivitySchema = z.object({
+  access_mode: accessModeSchema,
+  public_ip: publicIpSchema,
+  base_domain: z.string().nullable(),
+  ports: z.array(connectivityPortSchema),
+  dns_records: z.array(connectivityDnsRecordSchema).describe('Empty until a base domain is set in Settings'),
+});
+export type Connectivity = z.infer<typeof connectivitySchema>;
+
+export const dnsCheckRequestSchema = z.object({
+  name: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^(\*\.)?([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$/, 'Enter a name such as apps.example.com'),
+});
+
+export const dnsCheckSchema = z.object({
+  name: z.string(),
+  /** For a wildcard, the random name under it that was resolved. */
+  resolved_name: z.string(),
+  addresses: z.array(z.string()),
+  expected: z.string().nullable(),
+  ok: z.boolean(),
+  detail: z.string(),
+});
+export type DnsCheck = z.infer<typeof dnsCheckSchema>;

@@ -1,5 +1,4 @@
 import { X509Certificate } from 'node:crypto';
-import dns from 'node:dns';
 import https from 'node:https';
 import tls from 'node:tls';
 import acme from 'acme-client';
@@ -180,17 +179,4 @@ export function certificateFacts(chainPem: string): { fingerprint: string; notBe
     notBefore: new Date(leaf.validFrom),
     notAfter: new Date(leaf.validTo),
   };
-}
-
-/** The TXT values of a name, from the given DNS servers (host:port) or the system's. */
-export async function txtValues(name: string, servers: string[]): Promise<string[]> {
-  const resolver = new dns.promises.Resolver({ timeout: 3000, tries: 2 });
-  if (servers.length > 0) resolver.setServers(servers);
-  try {
-    return (await resolver.resolveTxt(name)).map((parts) => parts.join(''));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOTFOUND' || code === 'ENODATA') return [];
-    throw error;
-  }
 }

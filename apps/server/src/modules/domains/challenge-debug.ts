@@ -1,11 +1,10 @@
-import dns from 'node:dns';
 import http from 'node:http';
-import net from 'node:net';
 import os from 'node:os';
 import type { HttpChallengeDebug } from '@launchbay/contract';
 import { ACME_CHALLENGE_PREFIX } from '@launchbay/edge-protocol';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
+import { resolveAddresses, tcpReachable } from '../../lib/dns';
 import { domainOrders } from './schema';
 import type { DomainRow } from './service';
 
@@ -17,33 +16,6 @@ function ownAddresses(ctx: AppContext): Set<string> {
   for (const list of Object.values(os.networkInterfaces())) for (const item of list ?? []) addresses.add(item.address);
   if (ctx.config.publicIp) addresses.add(ctx.config.publicIp);
   return addresses;
-}
-
-async function resolveAddresses(name: string, servers: string[]): Promise<string[]> {
-  const resolver = new dns.promises.Resolver({ timeout: 3000, tries: 2 });
-  if (servers.length > 0) resolver.setServers(servers);
-  const [v4, v6] = await Promise.all([
-    resolver.resolve4(name).catch(() => [] as string[]),
-    resolver.resolve6(name).catch(() => [] as string[]),
-  ]);
-  return [...v4, ...v6];
-}
-
-function canConnect(host: string, port: number): Promise<string | null> {
-  return new Promise((resolve) => {
-    const socket = net.connect({ host, port, timeout: 3000 });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(null);
-    });
-    socket.once('timeout', () => {
-      socket.destroy();
-      resolve('no answer within 3 s (a firewall or the router drops it)');
-    });
-    socket.once('error', (error: NodeJS.ErrnoException) =>
-      resolve(error.code === 'ECONNREFUSED' ? 'connection refused (nothing listens there)' : error.message),
-    );
-  });
 }
 
 function fetchToken(
@@ -101,7 +73,7 @@ export async function httpChallengeDebug(ctx: AppContext, row: DomainRow): Promi
         : { name: 'dns', ok: true, detail: `${row.domain} points here (${here.join(', ')})` },
   );
   const target = here[0] ?? addresses[0];
-  const unreachable = target ? await canConnect(target, port) : 'the name does not resolve';
+  const unreachable = target ? await tcpReachable(target, port) : 'the name does not resolve';
   checks.push(
     unreachable
       ? { name: 'port_80', ok: false, detail: `Port ${port} of ${target ?? row.domain}: ${unreachable}` }

@@ -16,8 +16,8 @@ import {
   probeDirectory,
   readOrder,
   trustForAcme,
-  txtValues,
 } from '../../engine/edge/acme';
+import { resolveTxt } from '../../lib/dns';
 import { badRequest, conflict, HttpError, notFound, validationError } from '../../lib/errors';
 import { toIso, toIsoOrNull } from '../../lib/time';
 import { publishRoutes } from '../deployments/service';
@@ -283,7 +283,7 @@ export async function deleteDomainOrder(ctx: AppContext, row: DomainRow): Promis
 async function assertTxtRecords(ctx: AppContext, order: OrderRow): Promise<void> {
   for (const challenge of order.challenges) {
     if (challenge.type !== 'dns-01' || !challenge.dnsName || !challenge.dnsValue || challenge.status === 'valid') continue;
-    const found = await txtValues(challenge.dnsName, ctx.config.dnsServers).catch((error: Error) => {
+    const found = await resolveTxt(challenge.dnsName, ctx.config.dnsServers).catch((error: Error) => {
       throw badRequest(`The TXT record ${challenge.dnsName} could not be looked up: ${error.message}`);
     });
     if (!found.includes(challenge.dnsValue)) {

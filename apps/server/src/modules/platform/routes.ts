@@ -1,30 +1,17 @@
-import os from 'node:os';
-import { accessInfoSchema, healthSchema, publicIpSchema } from '@launchbay/contract';
+import {
+  accessInfoSchema,
+  connectivitySchema,
+  dnsCheckRequestSchema,
+  dnsCheckSchema,
+  healthSchema,
+  publicIpSchema,
+} from '@launchbay/contract';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { App } from '../../lib/http';
 import { getSettings } from '../settings/service';
-
-const PRIVATE_V4 = [
-  /^10\./,
-  /^192\.168\./,
-  /^172\.(1[6-9]|2\d|3[01])\./,
-  /^127\./,
-  /^169\.254\./,
-  /^100\.(6[4-9]|[7-9]\d|1[01]\d|12[0-7])\./,
-];
-const isPublicV4 = (address: string) => !PRIVATE_V4.some((re) => re.test(address));
-
-/** The address the world reaches this machine on, when the platform can know it without asking the internet. */
-export function detectPublicIp(configured: string | undefined): { ip: string | null; source: string } {
-  if (configured) return { ip: configured, source: 'configuration (PUBLIC_IP)' };
-  for (const addresses of Object.values(os.networkInterfaces())) {
-    for (const a of addresses ?? []) {
-      if (a.family === 'IPv4' && !a.internal && isPublicV4(a.address)) return { ip: a.address, source: 'network interface' };
-    }
-  }
-  return { ip: null, source: 'none: no public address on this machine; set PUBLIC_IP if it is reached through NAT' };
-}
+import { checkDns, connectivity } from './connectivity';
+import { detectPublicIp } from './public-ip';
 
 export async function platformRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -50,6 +37,33 @@ export async function platformRoutes(app: App, ctx: AppContext) {
       schema: { tags: ['platform'], summary: "This machine's public IP address", response: { 200: publicIpSchema } },
     },
     async () => detectPublicIp(ctx.config.publicIp),
+  );
+
+  app.get(
+    '/platform/connectivity',
+    {
+      config: { access: 'reader' },
+      schema: {
+        tags: ['platform'],
+        summary: 'External connectivity: the public IP, whether ports 80 and 443 answer on it, the DNS records to create',
+        response: { 200: connectivitySchema },
+      },
+    },
+    async () => connectivity(ctx),
+  );
+
+  app.get(
+    '/platform/connectivity/dns-check',
+    {
+      config: { access: 'reader' },
+      schema: {
+        tags: ['platform'],
+        summary: 'Resolve a name (a wildcard through a random name under it) and say whether it points here',
+        querystring: dnsCheckRequestSchema,
+        response: { 200: dnsCheckSchema },
+      },
+    },
+    async (request) => checkDns(ctx, request.query.name),
   );
 
   app.get(
