@@ -1,4 +1,5 @@
 import { boolean, integer, jsonb, pgTable, serial, text, timestamp } from 'drizzle-orm/pg-core';
+import type { AcmeChallengeInfo } from '../../engine/edge/acme';
 import { environments } from '../environments/schema';
 import { projects } from '../projects/schema';
 
@@ -36,19 +37,8 @@ export const domains = pgTable('domains', {
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
 
-/** One challenge of an order as the console shows it (and the edge answers, for HTTP-01). */
-export type StoredChallenge = {
-  type: string;
-  identifier: string;
-  url: string;
-  token: string;
-  keyAuthorization: string;
-  status: string;
-  /** DNS-01: the TXT record to create. */
-  dnsName: string | null;
-  dnsValue: string | null;
-  error: string | null;
-};
+/** One challenge of an order as the console shows it (and the edge answers, for HTTP-01), as the CA gave it. */
+export type StoredChallenge = AcmeChallengeInfo;
 
 /** The domain's ACME order in progress (one at a time): created, read, finalized or deleted through the API. */
 export const domainOrders = pgTable('domain_orders', {

@@ -22,7 +22,7 @@ import { badRequest, conflict, HttpError, notFound, validationError } from '../.
 import { toIso, toIsoOrNull } from '../../lib/time';
 import { publishRoutes } from '../deployments/service';
 import { getSettings } from '../settings/service';
-import { acmeAccounts, domainOrders, domains, type StoredChallenge } from './schema';
+import { acmeAccounts, domainOrders, domains } from './schema';
 
 export type DomainRow = typeof domains.$inferSelect;
 type OrderRow = typeof domainOrders.$inferSelect;
@@ -200,10 +200,6 @@ function acmeMessage(error: unknown): string {
   return detail ?? (error as Error).message;
 }
 
-function storedChallenges(info: AcmeOrderInfo): StoredChallenge[] {
-  return info.challenges.map((c) => ({ ...c }));
-}
-
 /** Republishes the edge's table (certificates, HTTP-01 answers) and waits until the edge serves it. */
 async function publishAfter(ctx: AppContext): Promise<void> {
   await outsideRequestTransaction(() => publishRoutes(ctx, { waitMs: 5000 }));
@@ -241,7 +237,7 @@ export async function createDomainOrder(ctx: AppContext, row: DomainRow): Promis
       orderUrl: info.url,
       status: info.status,
       finalizeUrl: info.finalizeUrl,
-      challenges: storedChallenges(info),
+      challenges: info.challenges,
       expiresAt: info.expires ? new Date(info.expires) : null,
     })
     .returning();
@@ -259,7 +255,7 @@ export async function readDomainOrder(ctx: AppContext, row: DomainRow): Promise<
     const info = await readOrder(session, order.orderUrl, row.challengeType as ChallengeType);
     const [updated] = await ctx.db
       .update(domainOrders)
-      .set({ status: info.status, challenges: storedChallenges(info), updatedAt: new Date() })
+      .set({ status: info.status, challenges: info.challenges, updatedAt: new Date() })
       .where(eq(domainOrders.id, order.id))
       .returning();
     return orderDto(updated as OrderRow);
@@ -311,7 +307,7 @@ export async function finalizeDomainOrder(ctx: AppContext, row: DomainRow): Prom
   const { session } = await acmeSession(ctx);
   let issued: Awaited<ReturnType<typeof finalizeOrder>>;
   try {
-    await completeChallenges(session, order.challenges as Parameters<typeof completeChallenges>[1]);
+    await completeChallenges(session, order.challenges);
     issued = await finalizeOrder(session, order.orderUrl, row.domain);
   } catch (error) {
     const message = `The certificate authority could not validate ${row.domain}: ${acmeMessage(error)}`;
@@ -321,7 +317,7 @@ export async function finalizeDomainOrder(ctx: AppContext, row: DomainRow): Prom
       .set({
         error: message,
         updatedAt: new Date(),
-        ...(info ? { status: info.status, challenges: storedChallenges(info) } : {}),
+        ...(info ? { status: info.status, challenges: info.challenges } : {}),
       })
       .where(eq(domainOrders.id, order.id));
     await ctx.db
