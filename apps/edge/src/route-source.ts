@@ -101,7 +101,9 @@ export class PgRouteSource {
       fetch_types: false,
       prepare: false,
       onnotice: () => undefined,
-      connection: { application_name: 'launchbay-edge' },
+      // The edge writes only proxy-log rows and health changes: they need not wait for the WAL flush
+      // (a crash of the database loses at most its last fraction of a second of them).
+      connection: { application_name: 'launchbay-edge', synchronous_commit: 'off' },
       onnotify: (channel: string, payload: string) => {
         if (channel === ROUTE_CHANGE_CHANNEL) void this.#onChange(client, payload);
       },
