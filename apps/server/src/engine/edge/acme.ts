@@ -1,10 +1,25 @@
 import { X509Certificate } from 'node:crypto';
 import https from 'node:https';
 import tls from 'node:tls';
-import acme from 'acme-client';
+import type acmeModule from 'acme-client';
+
+type Acme = typeof acmeModule;
+let loaded: Promise<Acme> | undefined;
+/**
+ * acme-client (with axios, node-forge and its X.509 stack) costs the process about 28 MB: it is
+ * loaded on the first certificate operation, not at start.
+ */
+function acmeClient(): Promise<Acme> {
+  loaded ??= import('acme-client').then((module) => {
+    const acme = ((module as { default?: Acme }).default ?? module) as Acme;
+    applyTrust(acme);
+    return acme;
+  });
+  return loaded;
+}
 
 /** acme-client's challenge object (its rfc8555 types are not re-exported by name). */
-type AcmeChallenge = acme.Authorization['challenges'][number];
+type AcmeChallenge = acmeModule.Authorization['challenges'][number];
 
 /**
  * ACME through any directory (Let's Encrypt, its staging, Pebble in tests) with acme-client: an
@@ -40,6 +55,10 @@ let trustedCas: string[] = [...tls.rootCertificates];
 
 export function trustForAcme(extraCaPem: string | null): void {
   trustedCas = extraCaPem ? [...tls.rootCertificates, extraCaPem] : [...tls.rootCertificates];
+  if (loaded) void loaded.then(applyTrust);
+}
+
+function applyTrust(acme: Acme): void {
   acme.axios.defaults.httpsAgent = new https.Agent({ ca: trustedCas, keepAlive: false });
   acme.axios.defaults.timeout = 30_000;
   // acme-client retries a failed call 5 times, 5 s more apart each time (75 s): a CA that is down
@@ -67,10 +86,11 @@ export function probeDirectory(directoryUrl: string): Promise<string | null> {
 }
 
 export async function newAccountKey(): Promise<string> {
+  const acme = await acmeClient();
   return (await acme.crypto.createPrivateEcdsaKey()).toString();
 }
 
-export type AcmeSession = { client: acme.Client; accountUrl: string };
+export type AcmeSession = { client: acmeModule.Client; accountUrl: string };
 
 /** The client for a directory and account key; registers the account the first time (agreeing to the terms). */
 export async function openAccount(
@@ -79,6 +99,7 @@ export async function openAccount(
   accountUrl: string | null,
   email: string | null,
 ): Promise<AcmeSession> {
+  const acme = await acmeClient();
   const client = new acme.Client({
     directoryUrl,
     accountKey: accountKeyPem,
@@ -96,7 +117,11 @@ export async function openAccount(
 /** The name a DNS-01 TXT record goes under. */
 export const dnsChallengeName = (identifier: string) => `_acme-challenge.${identifier.replace(/^\*\./, '')}`;
 
-async function describeOrder(client: acme.Client, order: acme.Order, type: 'http-01' | 'dns-01'): Promise<AcmeOrderInfo> {
+async function describeOrder(
+  client: acmeModule.Client,
+  order: acmeModule.Order,
+  type: 'http-01' | 'dns-01',
+): Promise<AcmeOrderInfo> {
   const authorizations = await client.getAuthorizations(order);
   const challenges: AcmeChallengeInfo[] = [];
   for (const authorization of authorizations) {
@@ -136,7 +161,7 @@ export async function createOrder(session: AcmeSession, domain: string, type: 'h
 }
 
 export async function readOrder(session: AcmeSession, orderUrl: string, type: 'http-01' | 'dns-01'): Promise<AcmeOrderInfo> {
-  const order = await session.client.getOrder({ url: orderUrl } as acme.Order);
+  const order = await session.client.getOrder({ url: orderUrl } as acmeModule.Order);
   return describeOrder(session.client, order, type);
 }
 
@@ -154,7 +179,8 @@ export type IssuedCertificate = { certificatePem: string; keyPem: string; finger
 
 /** Finalizes a ready order with a new key and CSR, and downloads the chain. */
 export async function finalizeOrder(session: AcmeSession, orderUrl: string, domain: string): Promise<IssuedCertificate> {
-  const order = await session.client.getOrder({ url: orderUrl } as acme.Order);
+  const order = await session.client.getOrder({ url: orderUrl } as acmeModule.Order);
+  const acme = await acmeClient();
   const [key, csr] = await acme.crypto.createCsr({ altNames: [domain] }, await acme.crypto.createPrivateEcdsaKey());
   const finalized = order.status === 'valid' ? order : await session.client.finalizeOrder(order, csr);
   const certificatePem = await session.client.getCertificate(finalized);
@@ -163,7 +189,7 @@ export async function finalizeOrder(session: AcmeSession, orderUrl: string, doma
 
 /** Gives the authorizations back (best effort): an abandoned order leaves nothing valid behind. */
 export async function abandonOrder(session: AcmeSession, orderUrl: string): Promise<void> {
-  const order = await session.client.getOrder({ url: orderUrl } as acme.Order);
+  const order = await session.client.getOrder({ url: orderUrl } as acmeModule.Order);
   for (const authorization of await session.client.getAuthorizations(order)) {
     if (authorization.status === 'pending' || authorization.status === 'valid') {
       await session.client.deactivateAuthorization(authorization).catch(() => undefined);
