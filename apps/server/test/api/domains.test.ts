@@ -123,6 +123,7 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
 
     const provision = await api.call<Domain>('POST', `/domains/${DOMAIN}/provision`, { token: admin });
     expect(provision.status).toBe(202);
+    expect(provision.body.status).toBe('provisioning'); // shown from the moment the job is queued
     const active = await until('the certificate', async () => {
       const domain = await getDomain(DOMAIN);
       if (domain.status === 'failed') throw new Error(`provisioning failed: ${domain.last_error}`);

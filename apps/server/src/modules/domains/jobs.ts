@@ -7,7 +7,7 @@ import { getSettings } from '../settings/service';
 import { domains } from './schema';
 import {
   checkServedCertificate,
-  createDomainOrder,
+  currentOrNewOrder,
   type DomainRow,
   finalizeDomainOrder,
   getDomainRow,
@@ -44,7 +44,7 @@ export const certificateQueue = defineQueue({
         const domain = await issueCertificate(job.ctx, row);
         await job.log(`Issued; expires ${domain.expires_at}; the edge serves it: ${domain.served.status}`);
       } else {
-        const order = await createDomainOrder(job.ctx, row);
+        const order = await currentOrNewOrder(job.ctx, row);
         if (payload.reason === 'provision') {
           await job.log(`Waiting for the TXT record${order.challenges.map((c) => ` ${c.dns_name}`).join(',')}`);
           return;

@@ -20,6 +20,7 @@ import {
   finalizeDomainOrder,
   getDomainRow,
   listDomains,
+  markProvisioning,
   readDomainOrder,
 } from './service';
 
@@ -87,7 +88,8 @@ export async function domainRoutes(app: App, ctx: AppContext) {
     async (request, reply) => {
       const row = await getDomainRow(ctx, request.params.domain);
       await enqueueCertificate(ctx, row.id, 'provision');
-      return reply.code(202).send(await domainDto(ctx, row));
+      await markProvisioning(ctx, row);
+      return reply.code(202).send(await domainDto(ctx, await getDomainRow(ctx, row.id)));
     },
   );
 

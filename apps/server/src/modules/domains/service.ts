@@ -241,9 +241,31 @@ export async function createDomainOrder(ctx: AppContext, row: DomainRow): Promis
       expiresAt: info.expires ? new Date(info.expires) : null,
     })
     .returning();
-  await ctx.db.update(domains).set({ status: 'provisioning', updatedAt: new Date() }).where(eq(domains.id, row.id));
+  // A domain with a certificate stays active (it keeps being served) while a renewal's order runs.
+  if (!row.fingerprint) {
+    await ctx.db.update(domains).set({ status: 'provisioning', updatedAt: new Date() }).where(eq(domains.id, row.id));
+  }
   await publishAfter(ctx);
   return orderDto(order as OrderRow);
+}
+
+/**
+ * The order in progress when the CA still takes it (so a DNS-01 TXT value the user was shown stays
+ * the same across renewal attempts), else a new one.
+ */
+export async function currentOrNewOrder(ctx: AppContext, row: DomainRow): Promise<DomainOrder> {
+  const order = await orderOf(ctx, row.id);
+  const usable = order && order.status === 'pending' && (!order.expiresAt || order.expiresAt.getTime() > Date.now() + 60_000);
+  return usable ? orderDto(order) : createDomainOrder(ctx, row);
+}
+
+/** Shows a provisioning job as soon as it is queued (a domain with a certificate stays active). */
+export async function markProvisioning(ctx: AppContext, row: DomainRow): Promise<void> {
+  if (row.fingerprint) return;
+  await ctx.db
+    .update(domains)
+    .set({ status: 'provisioning', lastError: null, updatedAt: new Date() })
+    .where(eq(domains.id, row.id));
 }
 
 /** The order as the CA sees it now (challenge statuses, errors). */
@@ -337,6 +359,10 @@ export async function finalizeDomainOrder(ctx: AppContext, row: DomainRow): Prom
       issuedAt: issued.notBefore,
       expiresAt: issued.notAfter,
       renewalFailures: 0,
+      // Not compared yet: the check below runs once the edge serves the new certificate.
+      servedStatus: null,
+      servedFingerprint: null,
+      servedCheckedAt: null,
       nextRenewalAt: null,
       updatedAt: new Date(),
     })
