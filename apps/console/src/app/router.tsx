@@ -44,7 +44,7 @@ const PROJECT_SOON: [path: string, title: string][] = [
   ['errors/:groupId', 'Error'],
   ['logs', 'Logs'],
 ];
-const PROJECT_SETTINGS_SOON: [path: string, title: string][] = [['domains', 'Domains']];
+const PROJECT_SETTINGS_SOON: [path: string, title: string][] = [];
 const settingsSoon = page(() => import('@/features/projects/settings-not-available'));
 
 /** /projects/{slug}: the project's layout (header and sections) around its pages. */
@@ -67,6 +67,7 @@ const projectRoute: RouteObject = {
         { path: 'environment-variables', lazy: page(() => import('@/features/env-vars/env-vars-page')) },
         { path: 'cron-jobs', lazy: page(() => import('@/features/crons/cron-jobs-page')) },
         { path: 'git', lazy: page(() => import('@/features/projects/settings-git-page')) },
+        { path: 'domains', lazy: page(() => import('@/features/projects/settings-domains-page')) },
         ...PROJECT_SETTINGS_SOON.map(([path, title]) => ({ path, handle: { title }, lazy: settingsSoon })),
         { path: '*', lazy: notFound },
       ],
@@ -103,9 +104,9 @@ export const routes: RouteObject[] = [
           { path: 'git-sources', lazy: page(() => import('@/features/git-providers/git-sources-page')) },
           { path: 'git-sources/add', lazy: page(() => import('@/features/git-providers/add-git-provider-page')) },
           { path: 'git-providers/:id', lazy: page(() => import('@/features/git-providers/git-provider-page')) },
-          { path: 'domains', ...soon('Domains') },
-          { path: 'domains/add', ...soon('Provision Domain') },
-          { path: 'domains/:id', ...soon('Domain') },
+          { path: 'domains', lazy: page(() => import('@/features/domains/domains-page')) },
+          { path: 'domains/add', lazy: page(() => import('@/features/domains/add-domain-page')) },
+          { path: 'domains/:id', lazy: page(() => import('@/features/domains/domain-page')) },
           { path: 'backups', ...soon('Backups') },
           { path: 'backups/s3-sources/new', ...soon('Add S3 Source') },
           { path: 'backups/s3-sources/:id', ...soon('S3 Source') },

@@ -225,3 +225,38 @@ describe('SettingsPage: branch polling interval', () => {
     expect(interval).toHaveValue(300);
   });
 });
+
+describe('SettingsPage: certificate renewal', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it("shows the days in the TLS section and refuses values outside 1..60 with the contract's messages", async () => {
+    const { user, section, puts } = await renderSection('TLS certificates');
+    const days = within(section).getByLabelText('Renew certificates');
+    await vi.waitFor(() => expect(days).toBeEnabled());
+    expect(days).toHaveValue(30);
+    expect(within(section).getByText('Days before expiry; at least 1, at most 60')).toBeInTheDocument();
+    const save = within(section).getByRole('button', { name: 'Save TLS certificates' });
+
+    await user.clear(days);
+    await user.type(days, '0');
+    await user.click(save);
+    expect(await within(section).findByText('At least 1 day')).toBeInTheDocument();
+
+    await user.clear(days);
+    await user.type(days, '61');
+    await user.click(save);
+    expect(await within(section).findByText('At most 60 days')).toBeInTheDocument();
+    expect(puts()).toEqual([]);
+  });
+
+  it('sends only the new number of days on save', async () => {
+    const { user, section, puts } = await renderSection('TLS certificates');
+    const days = within(section).getByLabelText('Renew certificates');
+    await vi.waitFor(() => expect(days).toBeEnabled());
+    await user.clear(days);
+    await user.type(days, '14');
+    await user.click(within(section).getByRole('button', { name: 'Save TLS certificates' }));
+    await vi.waitFor(() => expect(puts()).toEqual([{ certificate_renewal_days: 14 }]));
+    await vi.waitFor(() => expect(toast.success).toHaveBeenCalledWith('Settings saved'));
+  });
+});

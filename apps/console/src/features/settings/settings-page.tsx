@@ -141,6 +141,7 @@ function GeneralSection({ settings, readOnly }: { settings: PlatformSettings; re
 const tlsSchema = z.object({
   acme_directory_url: shape.acme_directory_url,
   acme_contact_email: optionalText(shape.acme_contact_email),
+  certificate_renewal_days: days(shape.certificate_renewal_days),
 });
 
 const quickLink =
@@ -148,11 +149,16 @@ const quickLink =
 
 function TlsSection({ settings, readOnly }: { settings: PlatformSettings; readOnly: boolean }) {
   const values = useMemo(
-    () => ({ acme_directory_url: settings.acme_directory_url, acme_contact_email: settings.acme_contact_email ?? '' }),
+    () => ({
+      acme_directory_url: settings.acme_directory_url,
+      acme_contact_email: settings.acme_contact_email ?? '',
+      certificate_renewal_days: String(settings.certificate_renewal_days),
+    }),
     [settings],
   );
   const section = useSectionForm({ schema: tlsSchema, values, current: settings });
   const { register, formState, watch, setValue } = section.form;
+  const renewalError = formState.errors.certificate_renewal_days?.message;
   const directory = watch('acme_directory_url').trim();
   const use = (url: string) => setValue('acme_directory_url', url, { shouldDirty: true, shouldValidate: true });
   return (
@@ -215,6 +221,29 @@ function TlsSection({ settings, readOnly }: { settings: PlatformSettings; readOn
           aria-invalid={formState.errors.acme_contact_email ? true : undefined}
           {...register('acme_contact_email')}
         />
+      </FormField>
+      <FormField
+        id="settings-certificate-renewal-days"
+        label="Renew certificates"
+        hint="Days before expiry; at least 1, at most 60"
+        error={renewalError}
+      >
+        <div className="relative sm:w-48">
+          <Input
+            id="settings-certificate-renewal-days"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={60}
+            step={1}
+            className="pr-14 tabular-nums [appearance:textfield] [&::-webkit-inner-spin-button]:appearance-none [&::-webkit-outer-spin-button]:appearance-none"
+            aria-invalid={renewalError ? true : undefined}
+            {...register('certificate_renewal_days')}
+          />
+          <span className="pointer-events-none absolute inset-y-0 right-3 flex items-center text-muted-foreground text-sm">
+            days
+          </span>
+        </div>
       </FormField>
     </SettingsSection>
   );
