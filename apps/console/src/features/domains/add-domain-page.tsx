@@ -6,12 +6,13 @@ import { useForm } from 'react-hook-form';
 import { Link, useNavigate } from 'react-router';
 import type { z } from 'zod';
 import { FormField } from '@/components/form/form-field';
+import { fieldsNamed, placeServerErrors } from '@/components/form/server-errors';
 import { Page } from '@/components/layout/page';
 import { Button, buttonVariants } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Input } from '@/components/ui/input';
 import { Spinner } from '@/components/ui/spinner';
-import { errorDetail, isApiError } from '@/lib/api';
+import { errorDetail } from '@/lib/api';
 import { useIsAdmin } from '@/lib/roles';
 import { toast } from '@/lib/toast';
 import { useCreateDomain, useDomainJob } from './api';
@@ -105,10 +106,7 @@ export default function AddDomainPage() {
     } catch (failure) {
       setStep('idle');
       const message = errorDetail(failure);
-      const onField = isApiError(failure) ? failure.errors.filter((fieldError) => fieldError.path === 'domain') : [];
-      for (const fieldError of onField)
-        setError('domain', { type: 'server', message: fieldError.message }, { shouldFocus: true });
-      if (onField.length === 0) setDetail(message);
+      if (!placeServerErrors(failure, setError, fieldsNamed(['domain']))) setDetail(message);
       toast.error(ADD_FAILED_TITLE, { description: message });
       return;
     }

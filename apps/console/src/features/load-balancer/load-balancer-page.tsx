@@ -1,19 +1,12 @@
-import { ExternalLink, FolderGit2, MoreHorizontal, Pencil, Plus, Server, Split, Trash2 } from 'lucide-react';
+import { ExternalLink, FolderGit2, Plus, Server, Split } from 'lucide-react';
 import { useState } from 'react';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
 import { EmptyState, Page } from '@/components/layout/page';
+import { RowActionsMenu } from '@/components/row-actions-menu';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
-import {
-  DropdownMenu,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuLabel,
-  DropdownMenuSeparator,
-  DropdownMenuTrigger,
-} from '@/components/ui/dropdown-menu';
 import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail } from '@/lib/api';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
@@ -104,32 +97,6 @@ interface RowActions {
   onDelete: (route: LbRoute) => void;
 }
 
-function RouteMenu({ route, actions }: { route: LbRoute; actions: RowActions }) {
-  return (
-    <DropdownMenu modal={false}>
-      <DropdownMenuTrigger asChild>
-        <Button variant="ghost" size="icon-sm" aria-label={`Actions for ${route.domain}`}>
-          <MoreHorizontal />
-        </Button>
-      </DropdownMenuTrigger>
-      <DropdownMenuContent align="end" className="w-52">
-        <DropdownMenuLabel className="truncate font-mono font-normal text-muted-foreground text-xs">
-          {route.domain}
-        </DropdownMenuLabel>
-        <DropdownMenuItem onSelect={() => actions.onEdit(route)}>
-          <Pencil />
-          Edit
-        </DropdownMenuItem>
-        <DropdownMenuSeparator />
-        <DropdownMenuItem variant="destructive" onSelect={() => actions.onDelete(route)}>
-          <Trash2 />
-          Delete
-        </DropdownMenuItem>
-      </DropdownMenuContent>
-    </DropdownMenu>
-  );
-}
-
 function RoutesList({ routes, actions }: { routes: LbRoute[]; actions: RowActions | null }) {
   const narrow = useIsNarrow();
   if (narrow) {
@@ -142,7 +109,11 @@ function RoutesList({ routes, actions }: { routes: LbRoute[]; actions: RowAction
                 <DomainCell route={route} />
                 {actions ? (
                   <div className="-mt-1 -mr-2 shrink-0">
-                    <RouteMenu route={route} actions={actions} />
+                    <RowActionsMenu
+                      name={route.domain}
+                      onEdit={() => actions.onEdit(route)}
+                      onDelete={() => actions.onDelete(route)}
+                    />
                   </div>
                 ) : null}
               </div>
@@ -201,7 +172,9 @@ function RoutesList({ routes, actions }: { routes: LbRoute[]; actions: RowAction
       srOnly: true,
       headClassName: 'w-11 pr-3 pl-0',
       cellClassName: 'pr-3 pl-0 text-right align-top',
-      cell: (route) => <RouteMenu route={route} actions={actions} />,
+      cell: (route) => (
+        <RowActionsMenu name={route.domain} onEdit={() => actions.onEdit(route)} onDelete={() => actions.onDelete(route)} />
+      ),
     });
   }
   return (

@@ -1,7 +1,8 @@
 import { FolderGit2, Plus, Server, X } from 'lucide-react';
 import { type ReactNode, useEffect } from 'react';
-import { Controller, type Path, useFieldArray, useForm } from 'react-hook-form';
+import { Controller, useFieldArray, useForm } from 'react-hook-form';
 import { FormField } from '@/components/form/form-field';
+import { placeServerErrors } from '@/components/form/server-errors';
 import { Button } from '@/components/ui/button';
 import { FieldError } from '@/components/ui/field-error';
 import { Input } from '@/components/ui/input';
@@ -9,7 +10,7 @@ import { Label } from '@/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui/select';
 import { Spinner } from '@/components/ui/spinner';
 import { Switch } from '@/components/ui/switch';
-import { errorDetail, isApiError } from '@/lib/api';
+import { errorDetail } from '@/lib/api';
 import { environmentLabel } from '@/lib/project-queries';
 import { useProjects } from '@/lib/projects';
 import { toast } from '@/lib/toast';
@@ -99,19 +100,8 @@ export function RouteForm({
     try {
       await onSubmit(body);
     } catch (error) {
-      if (isApiError(error)) {
-        const { rowOf } = toRequestInput(getValues());
-        error.errors.forEach((fieldError, index) => {
-          const field = formPathOf(fieldError.path, rowOf);
-          if (field) {
-            setError(
-              field as Path<RouteFormValues>,
-              { type: 'server', message: fieldError.message },
-              { shouldFocus: index === 0 },
-            );
-          }
-        });
-      }
+      const { rowOf } = toRequestInput(getValues());
+      placeServerErrors(error, setError, (path) => formPathOf(path, rowOf));
       toast.error(failureTitle, { description: errorDetail(error) });
     }
   });

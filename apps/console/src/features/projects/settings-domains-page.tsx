@@ -13,33 +13,24 @@ import {
   ExternalLink,
   Globe,
   Loader2,
-  MoreHorizontal,
-  Pencil,
   Server,
   ShieldAlert,
   ShieldCheck,
   ShieldQuestion,
   ShieldX,
-  Trash2,
 } from 'lucide-react';
 import { type ReactNode, useState } from 'react';
-import { type Control, Controller, type FieldPath, type Path, type UseFormSetError, useForm } from 'react-hook-form';
+import { type Control, Controller, type FieldPath, useForm } from 'react-hook-form';
 import { Link } from 'react-router';
 import { z } from 'zod';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { FormField } from '@/components/form/form-field';
+import { fieldsNamed, placeServerErrors } from '@/components/form/server-errors';
 import { EmptyState } from '@/components/layout/page';
+import { RowActionsMenu } from '@/components/row-actions-menu';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardHeader, CardTitle } from '@/components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogFooter, DialogHeader, DialogTitle } from '@/components/ui/dialog';
-import {
-  DropdownMenu,
-  DropdownMenuContent,
-  DropdownMenuItem,
-  DropdownMenuLabel,
-  DropdownMenuSeparator,
-  DropdownMenuTrigger,
-} from '@/components/ui/dropdown-menu';
 import { Input } from '@/components/ui/input';
 import { Label } from '@/components/ui/label';
 import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@/components/ui/select';
@@ -147,16 +138,6 @@ const editSchema = z.object(targetShape).superRefine(checkTarget);
 type EditInput = z.input<typeof editSchema>;
 
 type TargetValues = { redirect: boolean; environment_id: string; redirect_to: string };
-
-/** The server's field errors under their fields (the first one focused). */
-function placeFieldErrors<T extends TargetValues>(error: unknown, setError: UseFormSetError<T>, fields: string[]): void {
-  if (!isApiError(error)) return;
-  error.errors.forEach((fieldError, index) => {
-    if (fields.includes(fieldError.path)) {
-      setError(fieldError.path as Path<T>, { type: 'server', message: fieldError.message }, { shouldFocus: index === 0 });
-    }
-  });
-}
 
 /** For a failure with no field to show it on: the first field message (it names the cause), else the detail. */
 function failureDetail(error: unknown): string {
@@ -342,7 +323,7 @@ function AddDomainCard({ project, domains }: { project: ProjectDetail; domains: 
       toast.success(DOMAIN_ADDED, { description: doesText(created) });
       form.reset(defaults);
     } catch (error) {
-      placeFieldErrors(error, form.setError, ['domain', 'environment_id', 'redirect_to']);
+      placeServerErrors(error, form.setError, fieldsNamed(['domain', 'environment_id', 'redirect_to']));
       toast.error(ADD_FAILED, { description: errorDetail(error) });
     }
   });
@@ -457,7 +438,7 @@ function EditDomainDialog({
       toast.success(DOMAIN_UPDATED, { description: doesText(updated) });
       onClose();
     } catch (error) {
-      placeFieldErrors(error, form.setError, ['environment_id', 'redirect_to']);
+      placeServerErrors(error, form.setError, fieldsNamed(['environment_id', 'redirect_to']));
       toast.error(UPDATE_FAILED, { description: errorDetail(error) });
     }
   });
@@ -660,32 +641,6 @@ interface RowActions {
   onRemove: (domain: CustomDomain) => void;
 }
 
-function DomainMenu({ domain, actions }: { domain: CustomDomain; actions: RowActions }) {
-  return (
-    <DropdownMenu modal={false}>
-      <DropdownMenuTrigger asChild>
-        <Button variant="ghost" size="icon-sm" aria-label={`Actions for ${domain.domain}`}>
-          <MoreHorizontal />
-        </Button>
-      </DropdownMenuTrigger>
-      <DropdownMenuContent align="end" className="w-52">
-        <DropdownMenuLabel className="truncate font-mono font-normal text-muted-foreground text-xs">
-          {domain.domain}
-        </DropdownMenuLabel>
-        <DropdownMenuItem onSelect={() => actions.onEdit(domain)}>
-          <Pencil />
-          Edit
-        </DropdownMenuItem>
-        <DropdownMenuSeparator />
-        <DropdownMenuItem variant="destructive" onSelect={() => actions.onRemove(domain)}>
-          <Trash2 />
-          Remove
-        </DropdownMenuItem>
-      </DropdownMenuContent>
-    </DropdownMenu>
-  );
-}
-
 function DomainList({ domains, actions }: { domains: CustomDomain[]; actions: RowActions | null }) {
   const columns = 'grid min-w-0 flex-1 gap-2 sm:grid-cols-[minmax(0,1.2fr)_minmax(0,1fr)_minmax(0,1.1fr)] sm:gap-4';
   return (
@@ -710,7 +665,12 @@ function DomainList({ domains, actions }: { domains: CustomDomain[]; actions: Ro
             </div>
             {actions ? (
               <div className="-my-1 -mr-2 shrink-0">
-                <DomainMenu domain={domain} actions={actions} />
+                <RowActionsMenu
+                  name={domain.domain}
+                  onEdit={() => actions.onEdit(domain)}
+                  onDelete={() => actions.onRemove(domain)}
+                  deleteLabel="Remove"
+                />
               </div>
             ) : null}
           </li>
