@@ -11,6 +11,7 @@ import {
   DropdownMenuTrigger,
 } from '@/components/ui/dropdown-menu';
 import { Separator } from '@/components/ui/separator';
+import { usePageTitle } from '@/lib/document-title';
 import { cn } from '@/lib/utils';
 import { QUICK_ACTIONS } from '../navigation';
 import { breadcrumbsFor } from './breadcrumbs';
@@ -22,7 +23,11 @@ const isMac = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigat
 
 function Breadcrumbs() {
   const { pathname } = useLocation();
+  const pageTitle = usePageTitle();
   const crumbs = breadcrumbsFor(pathname);
+  // A page whose path ends in an id (/domains/7) is named by its own title (shop.example.com).
+  const lastCrumb = crumbs.at(-1);
+  if (lastCrumb && /^#\d+$/.test(lastCrumb.label) && pageTitle) lastCrumb.label = pageTitle;
   return (
     <nav aria-label="Breadcrumb" className="min-w-0">
       <ol className="flex min-w-0 items-center gap-1.5 text-muted-foreground text-sm">
