@@ -1,12 +1,15 @@
 /**
  * Edge benchmark (`npm run bench`, or `node bench/build-and-run.mjs --only edge`): throughput and p99
  * at 200 connections (autocannon) against one upstream, a tiny Node HTTP server answering a small body,
- * deployed through the platform (so it runs under the process runtime, like any app), three ways:
+ * deployed through the platform (so it runs under the process runtime, like any app), four ways:
  *  - direct: to the app's own port;
  *  - the Launchbay edge: to the edge's port with Host `{slug}.localhost`;
+ *  - the edge over HTTPS: to its TLS port (PROXY_TLS_PORT 0: a free one) with SNI and Host a test name of
+ *    the project (`bench.example.test`) whose certificate the platform got from Pebble (ACME, HTTP-01
+ *    answered by the edge), the chain verified against Pebble's root; keep-alive as the others;
  *  - Caddy (/usr/bin/caddy): `reverse_proxy` to the same port, keep-alive with as many idle
  *    connections per host as there are load connections (Caddy's default keeps 32).
- * The machine is shared and noisy: after a warm-up of each, the runs interleave (A B C, A B C, ...)
+ * The machine is shared and noisy: after a warm-up of each, the runs interleave (A B C D, A B C D, ...)
  * and medians are reported. The CPU each side used during the runs is recorded too (/proc), which is
  * what tells a proxy that is slow from one that is starved: autocannon, the app and the proxy share
  * the same cores.
@@ -16,7 +19,9 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort, sleep, waitUntil } from '@launchbay/testkit';
+import tls from 'node:tls';
+import type { Domain } from '@launchbay/contract';
+import { freePort, type Pebble, pebbleInstalled, sleep, startPebble, waitUntil } from '@launchbay/testkit';
 import autocannon from 'autocannon';
 import { processTree } from '../apps/server/src/engine/runtime/process/proc';
 import { readDeploymentRecord, stateFile } from '../apps/server/src/engine/runtime/process/state';
@@ -46,14 +51,28 @@ const WARMUP_SECONDS = quick ? 2 : 3;
 const ROUNDS = quick ? 3 : 5;
 const BODY = 'hello from the upstream\n';
 const CADDY = '/usr/bin/caddy';
+/** The name the HTTPS target is served under (Pebble's DNS answers 127.0.0.1 for every name). */
+const HTTPS_NAME = 'bench.example.test';
 /** /proc times are in clock ticks; 100 a second on every Linux this runs on (CONFIG_HZ does not change USER_HZ). */
 const TICKS_PER_SECOND = 100;
 
-type Target = { name: 'direct' | 'edge' | 'caddy'; url: string; headers: Record<string, string>; pids: () => number[] };
+type Target = {
+  name: 'direct' | 'edge' | 'edgeHttps' | 'caddy';
+  url: string;
+  headers: Record<string, string>;
+  pids: () => number[];
+  /** HTTPS: the SNI name and the only root trusted. */
+  tls?: { servername: string; ca: string };
+};
 
 type Run = {
   requestsPerSecond: number;
   p50Ms: number;
+  /**
+   * Below p99: a run opens its connections at once, and over TLS the first request of each waits for its
+   * handshake (200 of them queued on the edge): that is p99 of a short run, not the keep-alive traffic.
+   */
+  p97_5Ms: number;
   p99Ms: number;
   errors: number;
   non2xx: number;
@@ -61,6 +80,8 @@ type Run = {
   cpu: Record<string, number>;
   /** The same per request, in µs: what each side costs whatever share of the machine it got. */
   cpuUsPerRequest: Record<string, number>;
+  /** HTTPS: the handshakes whose chain verified against the trusted root and whose certificate is for the name. */
+  tlsHandshakesVerified?: number;
 };
 
 function cpuTicks(pids: number[]): number {
@@ -139,12 +160,118 @@ http://:${port} {
   return { port, child, dir };
 }
 
+/** One request over TLS to the edge's TLS port with Node's default verification (the chain against `ca` only, the name). */
+function httpsThroughEdge(
+  port: number,
+  servername: string,
+  ca: string,
+): Promise<{ status: number; body: string; protocol: string; cipher: string; fingerprint: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = tls.connect({ host: '127.0.0.1', port, servername, ca, ALPNProtocols: ['http/1.1'] });
+    socket.setTimeout(5000, () => socket.destroy(new Error('timeout')));
+    socket.once('secureConnect', () => {
+      const protocol = socket.getProtocol() ?? '';
+      const cipher = socket.getCipher().standardName;
+      const fingerprint = socket.getPeerX509Certificate()?.fingerprint256.replaceAll(':', '').toLowerCase() ?? '';
+      socket.write(`GET / HTTP/1.1\r\nhost: ${servername}\r\nconnection: close\r\n\r\n`);
+      let text = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk: string) => {
+        text += chunk;
+      });
+      socket.on('end', () =>
+        resolve({
+          status: Number(text.slice(9, 12)),
+          body: text.slice(text.indexOf('\r\n\r\n') + 4),
+          protocol,
+          cipher,
+          fingerprint,
+        }),
+      );
+    });
+    socket.once('error', reject);
+  });
+}
+
+/**
+ * A certificate for HTTPS_NAME from Pebble through the platform: the ACME directory in the settings, the name
+ * added to the project, provisioned (HTTP-01: Pebble asks the edge's plain port), until the edge's TLS port
+ * serves it with a chain that verifies against Pebble's root.
+ */
+async function provisionCertificate(platform: BenchPlatform, projectId: number, pebble: Pebble) {
+  const settings = await platform.api('PUT', '/settings', {
+    acme_directory_url: pebble.directoryUrl,
+    acme_contact_email: 'bench@example.com',
+  });
+  if (settings.status !== 200) throw new Error(`PUT /settings: ${settings.status} ${JSON.stringify(settings.body)}`);
+  const added = await platform.api('POST', `/projects/${projectId}/custom-domains`, { domain: HTTPS_NAME });
+  if (added.status !== 201) throw new Error(`adding ${HTTPS_NAME}: ${added.status} ${JSON.stringify(added.body)}`);
+  const t0 = performance.now();
+  const provision = await platform.api('POST', `/domains/${HTTPS_NAME}/provision`);
+  if (provision.status !== 202)
+    throw new Error(`provisioning ${HTTPS_NAME}: ${provision.status} ${JSON.stringify(provision.body)}`);
+  const active = await waitUntil(
+    async () => {
+      const domain = (await platform.api<Domain>('GET', `/domains/${HTTPS_NAME}`)).body;
+      if (domain.status === 'failed') throw new Error(`provisioning ${HTTPS_NAME} failed: ${domain.last_error}`);
+      return domain.status === 'active' && domain.fingerprint ? domain : null;
+    },
+    `the certificate for ${HTTPS_NAME}`,
+    120_000,
+    250,
+  );
+  const issuedMs = Math.round(performance.now() - t0);
+  const tlsPort = await waitUntil(() => readEdgeState(edgePaths(platform.dataDir).state)?.tlsPort, "the edge's TLS port", 30_000);
+  const root = await pebble.issuingRoot();
+  let last = '';
+  const answer = await waitUntil(
+    async () => {
+      try {
+        const got = await httpsThroughEdge(tlsPort, HTTPS_NAME, root);
+        last = `${got.status} ${got.body.slice(0, 80)} ${got.fingerprint}`;
+        return got.status === 200 && got.body === BODY && got.fingerprint === active.fingerprint ? got : null;
+      } catch (error) {
+        last = (error as Error).message;
+        return null;
+      }
+    },
+    `the edge to serve ${HTTPS_NAME} over HTTPS with its new certificate`,
+    30_000,
+    100,
+  ).catch((error: Error) => {
+    throw new Error(`${error.message} (last: ${last})`);
+  });
+  return { tlsPort, root, issuedMs, fingerprint: active.fingerprint as string, protocol: answer.protocol, cipher: answer.cipher };
+}
+
 async function load(target: Target, seconds: number, sideOf: Record<string, () => number[]>): Promise<Run> {
   const sides = Object.entries(sideOf);
   const before = Object.fromEntries(sides.map(([name, pids]) => [name, cpuTicks(pids())]));
   const self = process.cpuUsage();
+  // autocannon connects with rejectUnauthorized: false whatever tlsOptions say, so verification is counted here:
+  // Node calls checkServerIdentity only for a chain that verified against `ca`, and it checks the name.
+  let verified = 0;
+  const secure = target.tls
+    ? {
+        servername: target.tls.servername,
+        tlsOptions: {
+          ca: target.tls.ca,
+          checkServerIdentity: (host: string, cert: tls.PeerCertificate) => {
+            const error = tls.checkServerIdentity(host, cert);
+            if (!error) verified++;
+            return error;
+          },
+        },
+      }
+    : {};
   const t0 = performance.now();
-  const result = await autocannon({ url: target.url, connections: CONNECTIONS, duration: seconds, headers: target.headers });
+  const result = await autocannon({
+    url: target.url,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: target.headers,
+    ...secure,
+  });
   const elapsed = (performance.now() - t0) / 1000;
   const own = process.cpuUsage(self);
   const cpu: Record<string, number> = {};
@@ -157,10 +284,12 @@ async function load(target: Target, seconds: number, sideOf: Record<string, () =
     cpuUsPerRequest,
     requestsPerSecond: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
+    p97_5Ms: result.latency.p97_5,
     p99Ms: result.latency.p99,
     errors: result.errors + result.timeouts,
     non2xx: result.non2xx,
     cpu,
+    ...(target.tls ? { tlsHandshakesVerified: verified } : {}),
   };
 }
 
@@ -177,8 +306,30 @@ async function main() {
   };
   let p: BenchPlatform | undefined;
   let caddy: Awaited<ReturnType<typeof startCaddy>> = null;
+  let pebble: Pebble | undefined;
+  const pebbleDir = tempDir('lb-bench-pebble-');
   try {
-    p = await startBenchPlatform('edge');
+    // HTTPS: Pebble validates HTTP-01 on the edge's plain port, so that port is fixed beforehand (PROXY_PORT =
+    // ACME_HTTP_PORT); the platform trusts Pebble's listener (ACME_CA_FILE) and resolves through its DNS.
+    const env: Record<string, string> = {};
+    if (pebbleInstalled()) {
+      const proxyPort = await freePort();
+      const dnsPort = await freePort();
+      const caFile = path.join(pebbleDir, 'pebble-listener.pem');
+      pebble = await startPebble({ httpPort: proxyPort, dnsPort, caFile, validityHours: 24 * 30 });
+      Object.assign(env, {
+        PROXY_PORT: String(proxyPort),
+        PROXY_TLS_PORT: '0',
+        ACME_HTTP_PORT: String(proxyPort),
+        ACME_CA_FILE: caFile,
+        DNS_SERVERS: pebble.dnsServer,
+      });
+    } else {
+      console.log(
+        '  /usr/bin/pebble or /usr/bin/pebble-challtestsrv is missing: the HTTPS target is skipped. Install them with `sudo apt-get install pebble` (Debian/Ubuntu) and run again.',
+      );
+    }
+    p = await startBenchPlatform('edge', env);
     const platform = p;
     console.log('Edge throughput: deploying the upstream (a tiny Node HTTP server)...');
     const app = await platform.createProject('Upstream', { 'package.json': NODE_PACKAGE_JSON, 'server.js': nodeServerJs(BODY) });
@@ -189,6 +340,14 @@ async function main() {
     const record = readDeploymentRecord(stateFile(path.join(platform.dataDir, 'runtime'), app.deploymentId));
     const appPid = record?.processes.find((x) => x.type === 'web')?.pid;
     const edgePid = readEdgeState(edgePaths(platform.dataDir).state)?.pid;
+    let https: Awaited<ReturnType<typeof provisionCertificate>> | undefined;
+    if (pebble) {
+      console.log(`HTTPS: a certificate for ${HTTPS_NAME} from Pebble through the platform (HTTP-01 through the edge)...`);
+      https = await provisionCertificate(platform, app.project.id, pebble);
+      console.log(
+        `  issued in ${https.issuedMs} ms; the edge serves it on port ${https.tlsPort} (${https.protocol}, ${https.cipher}), verified against Pebble's root`,
+      );
+    }
     caddy = await startCaddy(appPort);
     const caddyPid = caddy?.child.pid;
 
@@ -204,6 +363,14 @@ async function main() {
         pids: () => edgeTree(),
       },
     ];
+    if (https)
+      targets.push({
+        name: 'edgeHttps',
+        url: `https://127.0.0.1:${https.tlsPort}/`,
+        headers: { host: HTTPS_NAME },
+        pids: () => edgeTree(),
+        tls: { servername: HTTPS_NAME, ca: https.root },
+      });
     if (caddy) targets.push({ name: 'caddy', url: `http://127.0.0.1:${caddy.port}/`, headers: {}, pids: () => [caddyPid ?? -1] });
     const sides = (target: Target) => ({
       proxy: target.pids,
@@ -225,7 +392,7 @@ async function main() {
         const run = await load(target, LOAD_SECONDS, sides(target));
         runs[target.name]?.push(run);
         console.log(
-          `  round ${round + 1} ${target.name.padEnd(6)} ${run.requestsPerSecond} req/s, p99 ${run.p99Ms} ms, errors ${run.errors}, non-2xx ${run.non2xx}, CPU share ${JSON.stringify(run.cpu)}, µs/request ${JSON.stringify(run.cpuUsPerRequest)}`,
+          `  round ${round + 1} ${target.name.padEnd(9)} ${run.requestsPerSecond} req/s, p99 ${run.p99Ms} ms, errors ${run.errors}, non-2xx ${run.non2xx}${run.tlsHandshakesVerified === undefined ? '' : `, verified TLS handshakes ${run.tlsHandshakesVerified}`}, CPU share ${JSON.stringify(run.cpu)}, µs/request ${JSON.stringify(run.cpuUsPerRequest)}`,
         );
         await sleep(500);
       }
@@ -236,6 +403,7 @@ async function main() {
         {
           requestsPerSecond: median(list.map((r) => r.requestsPerSecond)),
           p50Ms: median(list.map((r) => r.p50Ms)),
+          p97_5Ms: median(list.map((r) => r.p97_5Ms)),
           p99Ms: median(list.map((r) => r.p99Ms)),
           errors: list.reduce((s, r) => s + r.errors, 0),
           non2xx: list.reduce((s, r) => s + r.non2xx, 0),
@@ -243,6 +411,9 @@ async function main() {
           cpuUsPerRequest: Object.fromEntries(
             Object.keys(list[0]?.cpuUsPerRequest ?? {}).map((k) => [k, median(list.map((r) => r.cpuUsPerRequest[k] ?? 0))]),
           ),
+          ...(list[0]?.tlsHandshakesVerified === undefined
+            ? {}
+            : { tlsHandshakesVerifiedMin: Math.min(...list.map((r) => r.tlsHandshakesVerified ?? 0)) }),
           runs: list,
         },
       ]),
@@ -251,26 +422,47 @@ async function main() {
       {
         requestsPerSecond: number;
         p50Ms: number;
+        p97_5Ms: number;
         p99Ms: number;
         errors: number;
         non2xx: number;
         cpuUsPerRequest: Record<string, number>;
+        tlsHandshakesVerifiedMin?: number;
       }
     >;
     results.targets = summary;
     const direct = summary.direct;
     const edge = summary.edge;
     const viaCaddy = summary.caddy;
+    const edgeHttps = summary.edgeHttps;
     if (!direct || !edge) throw new Error('no runs');
     const edgeVsDirect = edge.requestsPerSecond / direct.requestsPerSecond;
     const edgeVsCaddy = viaCaddy ? edge.requestsPerSecond / viaCaddy.requestsPerSecond : null;
+    const httpsVsHttp = edgeHttps ? edgeHttps.requestsPerSecond / edge.requestsPerSecond : null;
+    const httpsP99VsHttpP99 = edgeHttps ? edgeHttps.p99Ms / Math.max(1, edge.p99Ms) : null;
+    // Every connection of every run verified (a run opens CONNECTIONS at least), none failed.
+    const httpsVerified = edgeHttps
+      ? (edgeHttps.tlsHandshakesVerifiedMin ?? 0) >= CONNECTIONS && edgeHttps.errors === 0 && edgeHttps.non2xx === 0
+      : null;
     results.ratios = {
       edgeVsDirect,
       edgeVsCaddy,
       caddyVsDirect: viaCaddy ? viaCaddy.requestsPerSecond / direct.requestsPerSecond : null,
       edgeP99VsCaddyP99: viaCaddy ? edge.p99Ms / Math.max(1, viaCaddy.p99Ms) : null,
+      edgeHttpsVsEdgeHttp: httpsVsHttp,
+      edgeHttpsP99VsEdgeHttpP99: httpsP99VsHttpP99,
     };
     results.caddy = caddy ? { binary: CADDY, keepaliveIdleConnsPerHost: CONNECTIONS * 2 } : 'missing: skipped';
+    results.https = https
+      ? {
+          name: HTTPS_NAME,
+          tlsPort: https.tlsPort,
+          protocol: https.protocol,
+          cipher: https.cipher,
+          certificate: { issuer: 'Pebble', fingerprint: https.fingerprint, provisionToActiveMs: https.issuedMs },
+          everyConnectionVerified: httpsVerified,
+        }
+      : 'pebble missing: skipped';
     results.loadAverageAtEnd = os.loadavg();
     writeResults('edge', results);
 
@@ -286,6 +478,14 @@ async function main() {
     const rows: Row[] = [
       { name: `direct to the app, c=${CONNECTIONS}`, value: line(direct), target: '-', pass: null },
       { name: 'through the Launchbay edge', value: line(edge), target: '-', pass: null },
+      edgeHttps
+        ? {
+            name: `through the edge over HTTPS (${https?.protocol}, keep-alive)`,
+            value: line(edgeHttps),
+            target: 'every connection verified',
+            pass: httpsVerified,
+          }
+        : { name: 'through the edge over HTTPS', value: 'skipped: /usr/bin/pebble missing', target: '-', pass: null },
       viaCaddy
         ? { name: 'through Caddy (reverse_proxy, keep-alive)', value: line(viaCaddy), target: '-', pass: null }
         : { name: 'through Caddy', value: 'skipped: /usr/bin/caddy missing', target: '-', pass: null },
@@ -301,6 +501,21 @@ async function main() {
         target: '>= 1',
         pass: edgeVsCaddy === null ? null : edgeVsCaddy >= 1,
       },
+      {
+        name: 'edge HTTPS / HTTP throughput',
+        value: httpsVsHttp === null ? 'skipped' : httpsVsHttp.toFixed(2),
+        target: '-',
+        pass: null,
+      },
+      {
+        name: 'edge HTTPS / HTTP p99',
+        value:
+          httpsP99VsHttpP99 === null || !edgeHttps
+            ? 'skipped'
+            : `${httpsP99VsHttpP99.toFixed(2)} (${edgeHttps.p99Ms} ms vs ${edge.p99Ms} ms; p97.5 ${edgeHttps.p97_5Ms} vs ${edge.p97_5Ms} ms)`,
+        target: '-',
+        pass: null,
+      },
     ];
     printTable(
       `Launchbay edge benchmark (median of ${ROUNDS} interleaved ${LOAD_SECONDS} s runs; ${os.cpus().length} CPUs, load average ${loadAverage(results.loadAverageAtStart)} at start, ${loadAverage(results.loadAverageAtEnd)} at the end)`,
@@ -314,6 +529,8 @@ async function main() {
       fs.rmSync(caddy.dir, { recursive: true, force: true });
     }
     await p?.close();
+    await pebble?.close();
+    fs.rmSync(pebbleDir, { recursive: true, force: true });
   }
 }
 
