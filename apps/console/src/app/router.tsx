@@ -116,7 +116,7 @@ export const routes: RouteObject[] = [
           { path: 'proxy-logs', lazy: page(() => import('@/features/proxy-logs/proxy-logs-page')) },
           { path: 'proxy-logs/:id', lazy: page(() => import('@/features/proxy-logs/proxy-log-page')) },
           { path: 'ip/:ip', lazy: page(() => import('@/features/proxy-logs/ip-page')) },
-          { path: 'setup/connectivity', ...soon('External Connectivity') },
+          { path: 'setup/connectivity', lazy: page(() => import('@/features/connectivity/connectivity-page')) },
           { path: 'keys', lazy: page(() => import('@/features/api-keys/api-keys-page')) },
           { path: 'keys/new', lazy: page(() => import('@/features/api-keys/new-api-key-page')) },
           { path: 'keys/:id', lazy: page(() => import('@/features/api-keys/api-key-detail-page')) },
