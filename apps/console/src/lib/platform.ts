@@ -31,3 +31,11 @@ export const ACCESS_MODE_LABEL: Record<AccessInfo['access_mode'], string> = {
   nat: 'NAT',
   direct: 'Direct',
 };
+
+/** One line on what each access mode means (Settings and External Connectivity). */
+export const ACCESS_MODE_HINT: Record<AccessInfo['access_mode'], string> = {
+  local: 'Reached on this machine or its local network only.',
+  nat: 'Behind a router that forwards ports 80 and 443 to this machine.',
+  cloudflare_tunnel: 'Traffic arrives through a Cloudflare Tunnel; no open ports needed.',
+  direct: 'This machine has its own public IP address.',
+};

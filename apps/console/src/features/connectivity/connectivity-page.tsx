@@ -1,4 +1,3 @@
-import { zodResolver } from '@hookform/resolvers/zod';
 import {
   ACCESS_MODES,
   type AccessMode,
@@ -9,10 +8,10 @@ import {
   type PlatformSettings,
   platformSettingsSchema,
 } from '@launchbay/contract';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useMutation, useQuery } from '@tanstack/react-query';
 import { CircleCheck, CircleX, Globe, Network, Plug, RefreshCw, Router } from 'lucide-react';
 import { useMemo } from 'react';
-import { Controller, type Path, useForm } from 'react-hook-form';
+import { Controller } from 'react-hook-form';
 import { z } from 'zod';
 import { FormField } from '@/components/form/form-field';
 import { EmptyState, Page } from '@/components/layout/page';
@@ -25,12 +24,12 @@ import { Select, SelectContent, SelectItem, SelectTrigger, SelectValue } from '@
 import { Skeleton } from '@/components/ui/skeleton';
 import { Spinner } from '@/components/ui/spinner';
 import { Table, TableBody, TableCell, TableHead, TableHeader, TableRow } from '@/components/ui/table';
-import { api, errorDetail, isApiError } from '@/lib/api';
-import { ACCESS_MODE_LABEL, accessInfoQuery } from '@/lib/platform';
+import { api, errorDetail } from '@/lib/api';
+import { ACCESS_MODE_HINT, ACCESS_MODE_LABEL } from '@/lib/platform';
 import { retryServerErrors } from '@/lib/project-queries';
 import { useIsAdmin } from '@/lib/roles';
-import { settingsQueryKey, useSettings } from '@/lib/settings';
-import { toast } from '@/lib/toast';
+import { useSettings } from '@/lib/settings';
+import { useSectionForm } from '@/lib/settings-form';
 import { useIsNarrow } from '@/lib/use-media-query';
 import { cn } from '@/lib/utils';
 
@@ -58,26 +57,6 @@ function useDnsCheck() {
   });
 }
 
-function useSaveConnectivitySettings() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (body: Partial<PlatformSettings>) => api('/settings', { method: 'PUT', body, response: platformSettingsSchema }),
-    onSuccess: (settings) => {
-      queryClient.setQueryData(settingsQueryKey, settings);
-      // The records follow the base domain; the access mode also sets the body class (access info).
-      void queryClient.invalidateQueries({ queryKey: connectivityQueryKey });
-      void queryClient.invalidateQueries({ queryKey: accessInfoQuery.queryKey });
-    },
-  });
-}
-
-const ACCESS_MODE_HINT: Record<AccessMode, string> = {
-  local: 'Reached on this machine or its local network only.',
-  nat: 'Behind a router that forwards ports 80 and 443 to this machine.',
-  cloudflare_tunnel: 'Traffic arrives through a Cloudflare Tunnel; no open ports needed.',
-  direct: 'This machine has its own public IP address.',
-};
-
 /** An IPv4 or IPv6 address (without PUBLIC_IP a record's value is a sentence instead: nothing to copy). */
 const isAddress = (value: string) =>
   /^\d{1,3}(\.\d{1,3}){3}$/.test(value) || (value.includes(':') && /^[0-9a-f:.]+$/i.test(value));
@@ -97,39 +76,22 @@ const formSchema = z.object({
     .pipe(shape.base_domain),
 });
 type FormInput = z.input<typeof formSchema>;
-type FormOutput = z.output<typeof formSchema>;
 
 function AccessModeForm({ settings }: { settings: PlatformSettings }) {
-  const save = useSaveConnectivitySettings();
   const values = useMemo<FormInput>(
     () => ({ access_mode: settings.access_mode, base_domain: settings.base_domain ?? '' }),
     [settings],
   );
-  const form = useForm<FormInput, unknown, FormOutput>({ resolver: zodResolver(formSchema), values });
+  const { form, save: submit } = useSectionForm({
+    schema: formSchema,
+    values,
+    current: settings,
+    messages: { saved: 'Connectivity settings saved', failed: 'Failed to save connectivity settings' },
+    alsoRefresh: [connectivityQueryKey],
+  });
   const { register, control, formState, watch } = form;
   const { isDirty, isSubmitting } = formState;
   const baseDomain = watch('base_domain').trim().toLowerCase();
-
-  const submit = form.handleSubmit(async (output) => {
-    const patch = Object.fromEntries(
-      Object.entries(output).filter(([key, value]) => value !== settings[key as keyof FormOutput]),
-    ) as Partial<PlatformSettings>;
-    if (Object.keys(patch).length === 0) {
-      form.reset(values);
-      return;
-    }
-    try {
-      await save.mutateAsync(patch);
-      toast.success('Connectivity settings saved');
-    } catch (error) {
-      if (isApiError(error)) {
-        for (const fieldError of error.errors) {
-          if (fieldError.path in values) form.setError(fieldError.path as Path<FormInput>, { message: fieldError.message });
-        }
-      }
-      toast.error('Failed to save connectivity settings', { description: errorDetail(error) });
-    }
-  });
 
   return (
     <form onSubmit={submit} noValidate aria-label="Connectivity settings">

@@ -1,59 +1,14 @@
-import { zodResolver } from '@hookform/resolvers/zod';
 import type { PlatformSettings } from '@launchbay/contract';
 import type { ReactNode } from 'react';
-import { type DefaultValues, type FieldValues, type Path, type UseFormReturn, useForm } from 'react-hook-form';
-import type { z } from 'zod';
+import type { FieldValues, UseFormReturn } from 'react-hook-form';
 import { Button } from '@/components/ui/button';
 import { Card, CardContent, CardDescription, CardFooter, CardHeader, CardTitle } from '@/components/ui/card';
 import { Spinner } from '@/components/ui/spinner';
-import { errorDetail, isApiError } from '@/lib/api';
-import { toast } from '@/lib/toast';
 import { cn } from '@/lib/utils';
-import { useUpdateSettings } from './api';
 
 type Patch = Partial<PlatformSettings>;
 
-/**
- * One settings section: its own form, validated with the contract's schema (and messages), saving
- * only the fields that changed. Server field errors land on the fields; other sections keep their
- * unsaved edits when this one saves.
- */
-export function useSectionForm<TIn extends FieldValues, TOut extends Patch>({
-  schema,
-  values,
-  current,
-}: {
-  schema: z.ZodType<TOut, TIn>;
-  /** The form's values for the current settings. */
-  values: TIn;
-  current: PlatformSettings;
-}) {
-  const update = useUpdateSettings();
-  const form = useForm<TIn, unknown, TOut>({ resolver: zodResolver(schema), values });
-
-  const save = form.handleSubmit(async (output) => {
-    const patch = Object.fromEntries(
-      Object.entries(output).filter(([key, value]) => value !== current[key as keyof PlatformSettings]),
-    ) as Patch;
-    if (Object.keys(patch).length === 0) {
-      form.reset(values);
-      return;
-    }
-    try {
-      await update.mutateAsync(patch);
-      toast.success('Settings saved');
-    } catch (error) {
-      if (isApiError(error)) {
-        for (const fieldError of error.errors) {
-          if (fieldError.path in values) form.setError(fieldError.path as Path<TIn>, { message: fieldError.message });
-        }
-      }
-      toast.error('Failed to save settings', { description: errorDetail(error) });
-    }
-  });
-
-  return { form, save, reset: () => form.reset(values as DefaultValues<TIn>) };
-}
+export { useSectionForm } from '@/lib/settings-form';
 
 export function SettingsSection<TIn extends FieldValues, TOut extends Patch>({
   title,

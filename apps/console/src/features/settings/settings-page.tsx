@@ -23,7 +23,7 @@ import { Skeleton } from '@/components/ui/skeleton';
 import { Switch } from '@/components/ui/switch';
 import { errorDetail } from '@/lib/api';
 import { useCurrentUser } from '@/lib/current-user';
-import { ACCESS_MODE_LABEL } from '@/lib/platform';
+import { ACCESS_MODE_HINT, ACCESS_MODE_LABEL } from '@/lib/platform';
 import { isAdmin } from '@/lib/roles';
 import { useSettings } from './api';
 import { SettingsSection, useSectionForm } from './section';
@@ -42,13 +42,6 @@ const optionalText = <T,>(schema: z.ZodType<T, string | null>) =>
 const wholeNumber = <T,>(schema: z.ZodType<T, number>, message: string) =>
   z.string().trim().regex(/^\d+$/, message).transform(Number).pipe(schema);
 const days = <T,>(schema: z.ZodType<T, number>) => wholeNumber(schema, 'Enter a whole number of days');
-
-const ACCESS_MODE_HINT: Record<AccessMode, string> = {
-  local: 'Reached on this machine or its local network only.',
-  nat: 'Behind a router that forwards ports 80 and 443 to this machine.',
-  cloudflare_tunnel: 'Traffic arrives through a Cloudflare Tunnel; no open ports needed.',
-  direct: 'This machine has its own public IP address.',
-};
 
 const generalSchema = z.object({
   external_url: optionalText(shape.external_url),
