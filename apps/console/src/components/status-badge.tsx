@@ -1,7 +1,7 @@
 import type { DeploymentStatus } from '@launchbay/contract';
 import { cn } from '@/lib/utils';
 
-interface StatusLook {
+export interface StatusLook {
   label: string;
   /** Badge background, border and text. */
   badge: string;
@@ -68,22 +68,27 @@ export function deploymentStatusLabel(status: DeploymentStatus): string {
 }
 
 /**
- * A deployment's status: a coloured dot and its label ('Ready', 'Building', ...). The dot pulses
- * while the deployment is still moving. `size="lg"` for page headers.
+ * A status as a pill: a coloured dot (pulsing while the thing is still moving) and its label.
+ * `size="lg"` for page headers. Every status badge of the console (deployments, domains) is one.
  */
-export function StatusBadge({
+export function DotBadge({
+  look,
+  label,
   status,
+  slot = 'status-badge',
   size = 'default',
   className,
 }: {
-  status: DeploymentStatus;
+  look: Omit<StatusLook, 'label'>;
+  label: string;
+  status: string;
+  slot?: string;
   size?: 'default' | 'lg';
   className?: string;
 }) {
-  const look = DEPLOYMENT_STATUS[status] ?? DEPLOYMENT_STATUS.queued;
   return (
     <span
-      data-slot="status-badge"
+      data-slot={slot}
       data-status={status}
       className={cn(
         'inline-flex w-fit shrink-0 items-center gap-1.5 whitespace-nowrap rounded-full border font-medium',
@@ -98,7 +103,21 @@ export function StatusBadge({
         ) : null}
         <span className={cn('relative inline-flex size-2 rounded-full', look.dot)} />
       </span>
-      {look.label}
+      {label}
     </span>
   );
+}
+
+/** A deployment's status ('Ready', 'Building', ...). */
+export function StatusBadge({
+  status,
+  size = 'default',
+  className,
+}: {
+  status: DeploymentStatus;
+  size?: 'default' | 'lg';
+  className?: string;
+}) {
+  const look = DEPLOYMENT_STATUS[status] ?? DEPLOYMENT_STATUS.queued;
+  return <DotBadge look={look} label={look.label} status={status} size={size} className={className} />;
 }

@@ -1,5 +1,6 @@
 import type { Domain } from '@launchbay/contract';
 import { CircleCheck, CircleHelp, ShieldAlert, ShieldX } from 'lucide-react';
+import { DotBadge } from '@/components/status-badge';
 import { formatDateTime } from '@/lib/format';
 import { cn } from '@/lib/utils';
 import { DOMAIN_STATUS_LABEL, type DomainStatus, expiryText, type ServedView, servedView } from './model';
@@ -25,26 +26,15 @@ export function DomainStatusBadge({
   size?: 'default' | 'lg';
   className?: string;
 }) {
-  const look = STATUS_LOOK[status] ?? STATUS_LOOK.pending;
   return (
-    <span
-      data-slot="domain-status"
-      data-status={status}
-      className={cn(
-        'inline-flex w-fit shrink-0 items-center gap-1.5 whitespace-nowrap rounded-full border font-medium',
-        size === 'lg' ? 'px-2.5 py-1 text-sm' : 'px-2 py-0.5 text-xs',
-        look.badge,
-        className,
-      )}
-    >
-      <span className="relative flex size-2 shrink-0" aria-hidden="true">
-        {look.active ? (
-          <span className={cn('absolute inline-flex size-full animate-ping rounded-full opacity-60', look.dot)} />
-        ) : null}
-        <span className={cn('relative inline-flex size-2 rounded-full', look.dot)} />
-      </span>
-      {DOMAIN_STATUS_LABEL[status] ?? status}
-    </span>
+    <DotBadge
+      look={STATUS_LOOK[status] ?? STATUS_LOOK.pending}
+      label={DOMAIN_STATUS_LABEL[status] ?? status}
+      status={status}
+      slot="domain-status"
+      size={size}
+      className={className}
+    />
   );
 }
 

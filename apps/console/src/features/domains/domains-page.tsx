@@ -3,10 +3,10 @@ import { ChevronRight, Globe, Plus } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
 import { EmptyState, Page } from '@/components/layout/page';
+import { SkeletonRows } from '@/components/skeleton-rows';
 import { Badge } from '@/components/ui/badge';
 import { Button, buttonVariants } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
-import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail } from '@/lib/api';
 import { useIsAdmin } from '@/lib/roles';
 import { useIsNarrow } from '@/lib/use-media-query';
@@ -165,18 +165,7 @@ function DomainsList({ domains }: { domains: Domain[] }) {
 }
 
 function LoadingRows() {
-  return (
-    <Card className="gap-0 p-0" aria-busy="true" aria-label="Loading domains">
-      {Array.from({ length: 3 }, (_, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
-        <div key={index} className="flex items-center gap-4 border-b p-4 last:border-0">
-          <Skeleton className="h-4 w-48" />
-          <Skeleton className="h-5 w-20 rounded-full" />
-          <Skeleton className="ml-auto h-4 w-28" />
-        </div>
-      ))}
-    </Card>
-  );
+  return <SkeletonRows label="Loading domains" cells={['h-4 w-48', 'h-5 w-20 rounded-full', 'ml-auto h-4 w-28']} />;
 }
 
 /** /domains: the platform's domains with their certificate, its expiry and what the edge really serves. */

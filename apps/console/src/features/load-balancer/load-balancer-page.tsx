@@ -4,10 +4,10 @@ import { ConfirmDialog } from '@/components/confirm-dialog';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
 import { EmptyState, Page } from '@/components/layout/page';
 import { RowActionsMenu } from '@/components/row-actions-menu';
+import { SkeletonRows } from '@/components/skeleton-rows';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
-import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail } from '@/lib/api';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
 import { useIsAdmin } from '@/lib/roles';
@@ -191,18 +191,7 @@ function RoutesList({ routes, actions }: { routes: LbRoute[]; actions: RowAction
 }
 
 function LoadingRows() {
-  return (
-    <Card className="gap-0 p-0" aria-busy="true" aria-label="Loading routes">
-      {Array.from({ length: 3 }, (_, index) => (
-        // biome-ignore lint/suspicious/noArrayIndexKey: static placeholders
-        <div key={index} className="flex items-center gap-4 border-b p-4 last:border-0">
-          <Skeleton className="h-4 w-40" />
-          <Skeleton className="h-4 w-32" />
-          <Skeleton className="ml-auto h-5 w-20 rounded-full" />
-        </div>
-      ))}
-    </Card>
-  );
+  return <SkeletonRows label="Loading routes" cells={['h-4 w-40', 'h-4 w-32', 'ml-auto h-5 w-20 rounded-full']} />;
 }
 
 function updateBody(body: LbRouteRequest) {
