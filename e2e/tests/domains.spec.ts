@@ -6,7 +6,6 @@ import {
   freePort,
   type Pebble,
   type PlatformProcess,
-  pebbleInstalled,
   REPO_ROOT,
   spawnPlatformProcess,
   startPebble,
@@ -134,8 +133,6 @@ const test = base.extend<object, { acme: AcmePlatform }>({
     await use(undefined);
   },
 });
-
-test.skip(!pebbleInstalled(), 'Pebble (Debian packages pebble and pebble-challtestsrv) is not installed');
 
 test('an exact name and a wildcard get certificates from the ACME server, served by the edge', async ({ page, admin, acme }) => {
   // Two certificates with real validation, and a platform of its own: several times that on a busy CI machine.

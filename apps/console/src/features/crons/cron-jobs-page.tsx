@@ -11,6 +11,7 @@ import { type ReactNode, useState } from 'react';
 import { useParams, useSearchParams } from 'react-router';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
+import { LoadFailed } from '@/components/errors/load-failed';
 import { EmptyState } from '@/components/layout/page';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
@@ -523,15 +524,7 @@ function CronJobsSection({
           ))}
         </Card>
       ) : crons.isError ? (
-        <EmptyState
-          title="Could not load cron jobs"
-          description={errorDetail(crons.error)}
-          action={
-            <Button variant="outline" onClick={() => void crons.refetch()} disabled={crons.isFetching}>
-              Retry
-            </Button>
-          }
-        />
+        <LoadFailed title="Could not load cron jobs" query={crons} />
       ) : list.length === 0 ? (
         <EmptyState
           icon={<Clock />}

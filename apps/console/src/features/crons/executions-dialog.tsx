@@ -1,13 +1,13 @@
 import { ChevronLeft, ChevronRight, History } from 'lucide-react';
 import { useState } from 'react';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
+import { LoadFailed } from '@/components/errors/load-failed';
 import { EmptyState } from '@/components/layout/page';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Dialog, DialogContent, DialogDescription, DialogHeader, DialogTitle } from '@/components/ui/dialog';
 import { Skeleton } from '@/components/ui/skeleton';
-import { errorDetail } from '@/lib/api';
 import { useIsNarrow } from '@/lib/use-media-query';
 import { type CronExecution, type CronJob, EXECUTIONS_PER_PAGE, useCronExecutions } from './api';
 import { ExecutionStatusBadge } from './execution-parts';
@@ -126,17 +126,7 @@ function ExecutionsBody({ projectId, cron }: { projectId: number; cron: CronJob 
     );
   }
   if (query.isError) {
-    return (
-      <EmptyState
-        title="Could not load the executions"
-        description={errorDetail(query.error)}
-        action={
-          <Button variant="outline" onClick={() => void query.refetch()} disabled={query.isFetching}>
-            Retry
-          </Button>
-        }
-      />
-    );
+    return <LoadFailed title="Could not load the executions" query={query} />;
   }
   const { executions, total } = query.data;
   if (total === 0) {

@@ -2,12 +2,12 @@ import type { Domain } from '@launchbay/contract';
 import { ChevronRight, Globe, Plus } from 'lucide-react';
 import { Link, useNavigate } from 'react-router';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
+import { LoadFailed } from '@/components/errors/load-failed';
 import { EmptyState, Page } from '@/components/layout/page';
 import { SkeletonRows } from '@/components/skeleton-rows';
 import { Badge } from '@/components/ui/badge';
-import { Button, buttonVariants } from '@/components/ui/button';
+import { buttonVariants } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
-import { errorDetail } from '@/lib/api';
 import { useIsAdmin } from '@/lib/roles';
 import { useIsNarrow } from '@/lib/use-media-query';
 import { useDomains } from './api';
@@ -188,15 +188,7 @@ export default function DomainsPage() {
       {domains.isPending ? (
         <LoadingRows />
       ) : domains.isError && !domains.data ? (
-        <EmptyState
-          title="Could not load domains"
-          description={errorDetail(domains.error)}
-          action={
-            <Button variant="outline" onClick={() => void domains.refetch()} disabled={domains.isFetching}>
-              Retry
-            </Button>
-          }
-        />
+        <LoadFailed title="Could not load domains" query={domains} />
       ) : list.length === 0 ? (
         <EmptyState
           icon={<Globe />}

@@ -19,6 +19,7 @@ import { Controller, useForm } from 'react-hook-form';
 import { useNavigate, useParams } from 'react-router';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
+import { LoadFailed } from '@/components/errors/load-failed';
 import { CheckboxField, FormField } from '@/components/form/form-field';
 import { EmptyState } from '@/components/layout/page';
 import { Badge } from '@/components/ui/badge';
@@ -557,15 +558,7 @@ export default function EnvVarsPage() {
           ))}
         </Card>
       ) : envVars.isError ? (
-        <EmptyState
-          title="Could not load environment variables"
-          description={errorDetail(envVars.error)}
-          action={
-            <Button variant="outline" onClick={() => void envVars.refetch()} disabled={envVars.isFetching}>
-              Retry
-            </Button>
-          }
-        />
+        <LoadFailed title="Could not load environment variables" query={envVars} />
       ) : list.length === 0 ? (
         <EmptyState
           icon={<Variable />}

@@ -1,12 +1,12 @@
 import type { GitConnection, GitProvider } from '@launchbay/contract';
 import { FolderGit2, GitBranchPlus, Plus } from 'lucide-react';
 import { Link } from 'react-router';
+import { LoadFailed } from '@/components/errors/load-failed';
 import { GitProviderIcon } from '@/components/git/git-provider-icon';
 import { EmptyState, Page } from '@/components/layout/page';
-import { Button, buttonVariants } from '@/components/ui/button';
+import { buttonVariants } from '@/components/ui/button';
 import { Card } from '@/components/ui/card';
 import { Skeleton } from '@/components/ui/skeleton';
-import { errorDetail } from '@/lib/api';
 import { formatDateTime } from '@/lib/format';
 import { useIsAdmin } from '@/lib/roles';
 import { useGitConnections, useGitProviders } from './api';
@@ -134,15 +134,7 @@ export default function GitSourcesPage() {
           ))}
         </div>
       ) : providers.isError ? (
-        <EmptyState
-          title="Could not load git providers"
-          description={errorDetail(providers.error)}
-          action={
-            <Button variant="outline" onClick={() => void providers.refetch()} disabled={providers.isFetching}>
-              Retry
-            </Button>
-          }
-        />
+        <LoadFailed title="Could not load git providers" query={providers} />
       ) : !list || list.length === 0 ? (
         <EmptyState
           icon={<GitBranchPlus />}

@@ -2,6 +2,7 @@ import { ExternalLink, FolderGit2, Plus, Server, Split } from 'lucide-react';
 import { useState } from 'react';
 import { ConfirmDialog } from '@/components/confirm-dialog';
 import { DataTable, type DataTableColumn } from '@/components/data-table/data-table';
+import { LoadFailed } from '@/components/errors/load-failed';
 import { EmptyState, Page } from '@/components/layout/page';
 import { RowActionsMenu } from '@/components/row-actions-menu';
 import { SkeletonRows } from '@/components/skeleton-rows';
@@ -248,15 +249,7 @@ export default function LoadBalancerPage() {
         <LoadingRows />
       ) : routes.isError && !routes.data ? (
         // Only when nothing was loaded: a failed refresh keeps the last list on screen.
-        <EmptyState
-          title="Could not load routes"
-          description={errorDetail(routes.error)}
-          action={
-            <Button variant="outline" onClick={() => void routes.refetch()} disabled={routes.isFetching}>
-              Retry
-            </Button>
-          }
-        />
+        <LoadFailed title="Could not load routes" query={routes} />
       ) : list.length === 0 ? (
         <EmptyState
           icon={<Split />}

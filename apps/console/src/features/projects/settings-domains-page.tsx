@@ -24,6 +24,7 @@ import { type Control, Controller, type FieldPath, useForm } from 'react-hook-fo
 import { Link } from 'react-router';
 import { z } from 'zod';
 import { ConfirmDialog } from '@/components/confirm-dialog';
+import { LoadFailed } from '@/components/errors/load-failed';
 import { FormField } from '@/components/form/form-field';
 import { fieldsNamed, placeServerErrors } from '@/components/form/server-errors';
 import { EmptyState } from '@/components/layout/page';
@@ -738,15 +739,7 @@ function DomainsSection({ project }: { project: ProjectDetail }) {
       {domains.isPending ? (
         <LoadingList />
       ) : domains.isError && !domains.data ? (
-        <EmptyState
-          title="Could not load domains"
-          description={errorDetail(domains.error)}
-          action={
-            <Button variant="outline" onClick={() => void domains.refetch()} disabled={domains.isFetching}>
-              Retry
-            </Button>
-          }
-        />
+        <LoadFailed title="Could not load domains" query={domains} />
       ) : list.length === 0 ? (
         <EmptyState
           icon={<Globe />}
