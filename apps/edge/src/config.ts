@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import { EDGE_INSTANCE_ENV } from '@launchbay/edge-protocol';
+import { EDGE_INSTANCE_ENV, type EdgeDriver } from '@launchbay/edge-protocol';
 
 /** What the control plane hands the edge when it spawns it (environment variables). */
 export type EdgeConfig = {
@@ -16,6 +16,10 @@ export type EdgeConfig = {
   instanceId: string;
   /** PROXY_LOG=off: no proxy-log rows. */
   proxyLog: boolean;
+  /** EDGE_DRIVER: who serves the traffic (embedded unless `nginx`). */
+  driver: EdgeDriver;
+  /** NGINX_BINARY: the nginx program for the nginx driver (`nginx` on the PATH). */
+  nginxBinary: string;
 };
 
 function portFrom(value: string | undefined, name: string): number | null {
@@ -24,6 +28,12 @@ function portFrom(value: string | undefined, name: string): number | null {
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new Error(`${name} must be a port number (0-65535), got "${value}"`);
   return port;
+}
+
+function driverFrom(value: string | undefined): EdgeDriver {
+  if (!value || value === 'embedded') return 'embedded';
+  if (value === 'nginx') return 'nginx';
+  throw new Error(`EDGE_DRIVER must be embedded or nginx, got "${value}"`);
 }
 
 export function loadEdgeConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig {
@@ -37,5 +47,7 @@ export function loadEdgeConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig
     preferredTlsPort: portFrom(env.LAUNCHBAY_EDGE_PREFERRED_TLS_PORT, 'LAUNCHBAY_EDGE_PREFERRED_TLS_PORT') || null,
     instanceId: env[EDGE_INSTANCE_ENV] || randomBytes(12).toString('hex'),
     proxyLog: env.PROXY_LOG !== 'off',
+    driver: driverFrom(env.EDGE_DRIVER),
+    nginxBinary: env.NGINX_BINARY || 'nginx',
   };
 }

@@ -30,7 +30,19 @@ const CLIENT_FORWARDING = new Set([
   'x-forwarded-host',
   'x-forwarded-port',
   'x-real-ip',
+  // What nginx tells the edge behind it (nginx/render.ts): never from a client, never for an app.
+  'x-launchbay-edge-scheme',
+  'x-launchbay-edge-page',
+  'x-launchbay-edge-client',
 ]);
+
+/** Set on a request nginx handed to the edge behind it: the client and scheme nginx saw. */
+export const SEEN_BY_NGINX = Symbol('seenByNginx');
+type SeenByNginx = IncomingMessage & { [SEEN_BY_NGINX]?: { client: string; encrypted: boolean } };
+
+export function markSeenByNginx(req: IncomingMessage, client: string, encrypted: boolean): void {
+  (req as SeenByNginx)[SEEN_BY_NGINX] = { client, encrypted };
+}
 
 /** Header names a Connection header lists as hop-by-hop for this message, beyond the fixed ones. */
 function connectionTokens(value: string | undefined): Set<string> | null {
@@ -47,6 +59,8 @@ function connectionTokens(value: string | undefined): Set<string> | null {
 
 /** The client's address as the app should see it: IPv4 clients without the `::ffff:` of a dual-stack socket. */
 export function clientAddress(req: IncomingMessage): string {
+  const seen = (req as SeenByNginx)[SEEN_BY_NGINX];
+  if (seen) return seen.client;
   const address = req.socket.remoteAddress ?? '';
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
@@ -73,7 +87,7 @@ export function upstreamRequestHeaders(req: IncomingMessage, forUpgrade: boolean
     'X-Forwarded-For',
     client,
     'X-Forwarded-Proto',
-    (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
+    ((req as SeenByNginx)[SEEN_BY_NGINX]?.encrypted ?? (req.socket as { encrypted?: boolean }).encrypted) ? 'https' : 'http',
     'X-Forwarded-Host',
     req.headers.host ?? '',
     'X-Real-IP',

@@ -5,8 +5,9 @@
  * LAUNCHBAY_EDGE_INSTANCE, LAUNCHBAY_EDGE_PREFERRED_PORT.
  */
 import fs from 'node:fs';
-import type http from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import path from 'node:path';
 import {
   EDGE_EXIT,
   EDGE_PROTOCOL_VERSION,
@@ -17,6 +18,8 @@ import {
 } from '@launchbay/edge-protocol';
 import { type EdgeConfig, loadEdgeConfig } from './config';
 import { HealthChecks, HealthReportWriter } from './health';
+import { NginxAccessLog } from './nginx/access-log';
+import { NginxDriver, runningNginxMaster, stopNginx } from './nginx/driver';
 import { createProxyServer } from './proxy';
 import { ProxyLogWriter } from './proxy-log-writer';
 import { PgRouteSource } from './route-source';
@@ -58,6 +61,29 @@ async function listenOnConfiguredPort(
   return listen(server, host, port);
 }
 
+/**
+ * The port nginx is to listen on: the configured one, else (0) the earlier one when it is still
+ * free (or held by the nginx being adopted), else a free one.
+ */
+async function portForNginx(host: string, port: number, preferred: number | null, adopting: boolean): Promise<number> {
+  if (port !== 0) return port;
+  if (preferred && adopting) return preferred;
+  const probe = http.createServer();
+  const chosen = await listenOnConfiguredPort(probe, host, 0, preferred);
+  await new Promise((resolve) => probe.close(resolve));
+  return chosen;
+}
+
+/** The port the fallback had under the previous edge, so the configuration of an adopted nginx stays right. */
+function readFallbackPort(file: string): number | null {
+  try {
+    const port = Number(fs.readFileSync(file, 'utf8'));
+    return Number.isInteger(port) && port > 0 && port < 65536 ? port : null;
+  } catch {
+    return null;
+  }
+}
+
 async function main(): Promise<void> {
   let config: EdgeConfig;
   try {
@@ -78,6 +104,7 @@ async function main(): Promise<void> {
     port: null,
     startedAt: new Date().toISOString(),
     protocolVersion: EDGE_PROTOCOL_VERSION,
+    driver: config.driver,
   };
   const lock = acquireState(paths.state, state);
   if (!lock.acquired) {
@@ -89,19 +116,28 @@ async function main(): Promise<void> {
   const source = new PgRouteSource(paths.database, routes, log);
   const proxyLog = new ProxyLogWriter({ sink: () => source.client, log });
   const healthReports = new HealthReportWriter(() => source.client, log);
+  /** Behind nginx, a change of health rewrites its configuration (an unhealthy upstream is left out of it). */
+  let healthChanged: () => void = () => undefined;
   const health = new HealthChecks((report) => {
     log(`${report.upstream} of ${report.host} is ${report.healthy ? 'healthy again' : `unhealthy: ${report.error}`}`);
     healthReports.add(report);
+    healthChanged();
   });
   let port = 0;
   let tlsPort: number | null = null;
+  const nginxDir = path.join(paths.dir, 'nginx');
+  const behindNginx = config.driver === 'nginx';
+  let nginx: NginxDriver | null = null;
+  let accessLog: NginxAccessLog | null = null;
   const certificates = new Certificates(log);
   const servers = createProxyServer({
     instanceId: config.instanceId,
     routes,
     tls: { certificates, port: () => tlsPort },
-    ...(config.proxyLog ? { log: proxyLog } : {}),
+    // Behind nginx, nginx logs every request (its access log becomes the rows); the fallback logs none.
+    ...(config.proxyLog && !behindNginx ? { log: proxyLog } : {}),
     health,
+    behindNginx,
     identity: () => ({
       pid: process.pid,
       instanceId: config.instanceId,
@@ -109,33 +145,108 @@ async function main(): Promise<void> {
       tlsPort,
       certificates: certificates.fingerprints,
       routes: routes.table.routes.length,
-      routeTableVersion: routes.table.version,
+      // Behind nginx a table counts as served once nginx has reloaded with it (the control plane drains after that).
+      routeTableVersion: nginx ? nginx.servedVersion : routes.table.version,
       database: source.connected ? 'connected' : 'disconnected',
       proxyLog: proxyLog.stats,
+      driver: config.driver,
+      driverError: nginx?.error ?? null,
     }),
   });
-  try {
-    port = await listenOnConfiguredPort(servers.http, config.host, config.port, config.preferredPort);
-  } catch (error) {
-    const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
-    log(
-      `cannot listen on ${config.host}:${config.port}: ${inUse ? 'the port is in use by another program' : (error as Error).message}`,
-    );
-    releaseState(paths.state, config.instanceId);
-    process.exit(inUse ? EDGE_EXIT.portInUse : 1);
-  }
-  if (servers.https) {
+  if (behindNginx) {
     try {
-      tlsPort = await listenOnConfiguredPort(servers.https, config.host, config.tlsPort, config.preferredTlsPort);
+      const started = await startNginx();
+      ({ port, tlsPort } = started);
+      accessLog = started.accessLog;
     } catch (error) {
-      // Apps keep being served over HTTP; the domains say their certificates are not served.
-      log(`cannot listen for HTTPS on ${config.host}:${config.tlsPort}: ${(error as Error).message}; serving HTTP only`);
+      log(`cannot serve through nginx: ${(error as Error).message}`);
+      releaseState(paths.state, config.instanceId);
+      process.exit(EDGE_EXIT.badConfig);
     }
+  } else {
+    await startEmbedded();
   }
   updateState(paths.state, { ...state, status: 'ready', port, tlsPort });
-  log(`listening on ${config.host}:${port} (HTTPS ${tlsPort ?? 'off'}) for ${config.dataDir}`);
+  log(
+    `${behindNginx ? 'nginx listens' : 'listening'} on ${config.host}:${port} (HTTPS ${tlsPort ?? 'off'}) for ${config.dataDir}`,
+  );
   source.start();
   if (config.proxyLog) proxyLog.start();
+  accessLog?.start();
+
+  /**
+   * nginx serves; this process configures it and answers behind it (pages, HTTP-01, static files,
+   * the identity call) on a loopback port of its own, kept across restarts so the configuration of
+   * an nginx left running stays right until the next one is written.
+   */
+  async function startNginx(): Promise<{ port: number; tlsPort: number | null; accessLog: NginxAccessLog | null }> {
+    const version = await NginxDriver.version(config.nginxBinary);
+    if (!version) throw new Error(`${config.nginxBinary} is not installed (or not on the PATH)`);
+    const fallbackFile = path.join(nginxDir, 'fallback.port');
+    fs.mkdirSync(nginxDir, { recursive: true, mode: 0o700 });
+    const fallbackPort = await listenOnConfiguredPort(servers.http, '127.0.0.1', 0, readFallbackPort(fallbackFile));
+    fs.writeFileSync(fallbackFile, String(fallbackPort));
+    const adopting = runningNginxMaster(nginxDir) !== null;
+    const httpPort = await portForNginx(config.host, config.port, config.preferredPort, adopting);
+    const httpsPort = await portForNginx(config.host, config.tlsPort, config.preferredTlsPort, adopting);
+    const driver = new NginxDriver({
+      binary: config.nginxBinary,
+      dir: nginxDir,
+      listenHost: config.host,
+      httpPort,
+      httpsPort,
+      fallbackPort,
+      accessLog: config.proxyLog,
+      table: () => routes.table,
+      certificates: () => certificates.served,
+      usable: (route, upstream) => health.usable(route, upstream),
+      log,
+    });
+    nginx = driver;
+    // The proxy's own listener (registered first) has loaded the certificates by the time this runs.
+    routes.onChange(() => driver.schedule());
+    healthChanged = () => driver.schedule();
+    await driver.start({ keepRunningConfig: adopting });
+    const reader = !config.proxyLog
+      ? null
+      : new NginxAccessLog({
+          file: driver.paths.accessLog,
+          positionFile: driver.paths.position,
+          fallbackAddress: `127.0.0.1:${fallbackPort}`,
+          sink: proxyLog,
+          settled: () => proxyLog.stats,
+          reopen: () => driver.reopenLogs(),
+          log,
+        });
+    log(`serving through ${version}`);
+    return { port: httpPort, tlsPort: httpsPort, accessLog: reader };
+  }
+
+  async function startEmbedded(): Promise<void> {
+    // Switched back from nginx: the nginx left running holds the ports.
+    if (runningNginxMaster(nginxDir)) {
+      log('stopping the nginx of the nginx driver (the embedded edge serves now)');
+      await stopNginx(nginxDir);
+    }
+    try {
+      port = await listenOnConfiguredPort(servers.http, config.host, config.port, config.preferredPort);
+    } catch (error) {
+      const inUse = (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+      log(
+        `cannot listen on ${config.host}:${config.port}: ${inUse ? 'the port is in use by another program' : (error as Error).message}`,
+      );
+      releaseState(paths.state, config.instanceId);
+      process.exit(inUse ? EDGE_EXIT.portInUse : 1);
+    }
+    if (servers.https) {
+      try {
+        tlsPort = await listenOnConfiguredPort(servers.https, config.host, config.tlsPort, config.preferredTlsPort);
+      } catch (error) {
+        // Apps keep being served over HTTP; the domains say their certificates are not served.
+        log(`cannot listen for HTTPS on ${config.host}:${config.tlsPort}: ${(error as Error).message}; serving HTTP only`);
+      }
+    }
+  }
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -149,9 +260,12 @@ async function main(): Promise<void> {
       server?.closeIdleConnections();
     }
     healthReports.close();
+    // Stopped on purpose (or replaced): nginx goes too, gracefully, and what it logged is read first.
+    const nginxStopped = nginx ? nginx.stop({ nginx: true }).then(() => accessLog?.close()) : Promise.resolve();
     // What waits in the buffer goes to the database before the connection does.
-    void proxyLog
-      .close()
+    void nginxStopped
+      .catch((error: Error) => log(`stopping nginx: ${error.message}`))
+      .then(() => proxyLog.close())
       .then(() => source.stop())
       .finally(() => process.exit(0));
   };

@@ -14,7 +14,9 @@ import {
   type RouteUpstream,
 } from '@launchbay/edge-protocol';
 import { forward } from './forward';
+import { markSeenByNginx } from './headers';
 import type { HealthChecks } from './health';
+import { FALLBACK_CLIENT_HEADER, FALLBACK_PAGE_HEADER, FALLBACK_SCHEME_HEADER } from './nginx/render';
 import {
   badRequestPage,
   downPage,
@@ -23,6 +25,7 @@ import {
   sendPage,
   sendPageOnSocket,
   startingPage,
+  timeoutPage,
   unreachablePage,
 } from './pages';
 import { logWhenDone, type RequestLog, type RequestRecord, rowFor, startRecord } from './request-log';
@@ -68,11 +71,22 @@ export type ProxyServerOptions = {
   health?: HealthChecks;
   /** With certificates the edge also serves HTTPS (SNI), and redirects plain HTTP for names that have one. */
   tls?: { certificates: Certificates; port: () => number | null };
+  /**
+   * Serving as the nginx driver's fallback, on loopback: nginx terminates TLS and says which scheme
+   * the client used, and which page to answer when it could not reach an app (nginx/render.ts).
+   */
+  behindNginx?: boolean;
 };
 
 export type ProxyServers = { http: http.Server; https: https.Server | null };
 
-const isEncrypted = (req: http.IncomingMessage) => (req.socket as Partial<TLSSocket>).encrypted === true;
+const socketEncrypted = (req: http.IncomingMessage) => (req.socket as Partial<TLSSocket>).encrypted === true;
+const nginxSaysEncrypted = (req: http.IncomingMessage) => req.headers[FALLBACK_SCHEME_HEADER] === 'https';
+/** What nginx saw of the client, for the forwarded headers of a request the fallback sends on to an app. */
+function seenByNginx(req: http.IncomingMessage): void {
+  const client = req.headers[FALLBACK_CLIENT_HEADER];
+  markSeenByNginx(req, typeof client === 'string' ? client : '', nginxSaysEncrypted(req));
+}
 
 /**
  * The edge's HTTP server: routes each request by Host (and path prefix) to the live deployment's
@@ -85,6 +99,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServers {
   const pools = new UpstreamPools(timeouts, health ? (route, upstream) => health.usable(route, upstream) : undefined);
   const files = new StaticFiles();
   const { routes } = options;
+  const isEncrypted = options.behindNginx ? nginxSaysEncrypted : socketEncrypted;
   let challenges = new Map<string, string>();
   const onTable = (table: RouteTable) => {
     pools.retain(table);
@@ -118,6 +133,9 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServers {
     }
     if (route.state === 'starting') return { kind: 'page', page: startingPage(host) };
     if (route.state === 'down') return { kind: 'page', page: downPage(host) };
+    // nginx waited for the app in vain: the page the embedded edge answers. (One it could not reach
+    // goes on by the current table below, as the embedded edge retries.)
+    if (options.behindNginx && req.headers[FALLBACK_PAGE_HEADER] === 'timeout') return { kind: 'page', page: timeoutPage(host) };
     if (route.target.kind === 'redirect') {
       const to = route.target.host;
       const secure = tlsPort && options.tls?.certificates.has(to);
@@ -141,6 +159,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServers {
       res.end(body);
       return;
     }
+    if (options.behindNginx) seenByNginx(req);
     const record = options.log ? startRecord() : null;
     if (record && options.log) logWhenDone(req, res, record, options.log);
     const to = destination(req, record);
@@ -167,6 +186,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServers {
   };
   const onUpgrade = (req: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy());
+    if (options.behindNginx) seenByNginx(req);
     const record = options.log ? startRecord() : null;
     const outcome = { status: 101 };
     if (record && options.log) {

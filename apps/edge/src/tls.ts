@@ -13,6 +13,7 @@ export class Certificates {
   #byName = new Map<string, tls.SecureContext>();
   #loaded = new Map<string, tls.SecureContext>();
   #fingerprints: string[] = [];
+  #served: TlsCertificate[] = [];
 
   constructor(private readonly log: (message: string) => void) {}
 
@@ -21,18 +22,26 @@ export class Certificates {
     return this.#fingerprints;
   }
 
+  /** The table's certificates that loaded and match their fingerprints, in the table's order (the nginx driver writes only these). */
+  get served(): TlsCertificate[] {
+    return this.#served;
+  }
+
   replace(table: RouteTable): void {
     const byName = new Map<string, tls.SecureContext>();
     const loaded = new Map<string, tls.SecureContext>();
+    const served: TlsCertificate[] = [];
     for (const certificate of table.certificates ?? []) {
       const context = this.#loaded.get(certificate.fingerprint) ?? this.#load(certificate);
       if (!context) continue;
       loaded.set(certificate.fingerprint, context);
+      served.push(certificate);
       for (const name of certificate.names) byName.set(name, context);
     }
     this.#byName = byName;
     this.#loaded = loaded;
     this.#fingerprints = [...loaded.keys()];
+    this.#served = served;
   }
 
   #load(certificate: TlsCertificate): tls.SecureContext | undefined {

@@ -1,8 +1,13 @@
+import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Route, RouteTarget, RouteUpstream } from '@launchbay/edge-protocol';
+import os from 'node:os';
+import path from 'node:path';
+import type { EdgeDriver, Route, RouteTable, RouteTarget, RouteUpstream } from '@launchbay/edge-protocol';
+import { NginxDriver } from '../src/nginx/driver';
 import { createProxyServer } from '../src/proxy';
 import { RouteTableHolder } from '../src/route-table';
+import { Certificates } from '../src/tls';
 import type { UpstreamTimeouts } from '../src/upstreams';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -45,19 +50,52 @@ export type Edge = {
   port: number;
   server: http.Server;
   routes: RouteTableHolder;
-  setRoutes(routes: Route[]): void;
+  /** With `tls`: the HTTPS port. */
+  tlsPort: number | null;
+  /** Resolves once the edge serves the new routes (at once for the embedded edge; after nginx's reload). */
+  setRoutes(routes: Route[]): Promise<void>;
+  /** The nginx driver behind the edge (EDGE_TEST_DRIVER=nginx). */
+  nginx?: NginxDriver;
+  /** A whole table (routes, certificates, HTTP-01 answers); resolves as setRoutes does. */
+  setTable(table: Omit<RouteTable, 'version'>): Promise<void>;
   close(): Promise<void>;
 };
 
-export async function startEdge(routes: Route[] = [], timeouts: Partial<UpstreamTimeouts> = {}): Promise<Edge> {
+/**
+ * The driver the edge tests run with: the embedded proxy, or (EDGE_TEST_DRIVER=nginx, the
+ * `nginx` vitest project) nginx configured by the nginx driver with this proxy behind it.
+ */
+export const TEST_DRIVER: EdgeDriver = process.env.EDGE_TEST_DRIVER === 'nginx' ? 'nginx' : 'embedded';
+
+async function freePort(): Promise<number> {
+  const probe = http.createServer();
+  const port = await listen(probe);
+  await closeServer(probe);
+  return port;
+}
+
+export async function startEdge(
+  routes: Route[] = [],
+  timeouts: Partial<UpstreamTimeouts> = {},
+  options: { tls?: boolean; accessLog?: boolean } = {},
+): Promise<Edge> {
   const holder = new RouteTableHolder();
   let version = 0;
-  const setRoutes = (next: Route[]) => holder.replace({ version: ++version, routes: next });
-  setRoutes(routes);
-  const { http: server } = createProxyServer({
+  let nginx: NginxDriver | null = null;
+  const setTable = async (table: Omit<RouteTable, 'version'>) => {
+    holder.replace({ ...table, version: ++version });
+    await nginx?.served(version);
+  };
+  const setRoutes = (next: Route[]) => setTable({ routes: next });
+  void setRoutes(routes);
+  const certificates = new Certificates((message) => console.log(`[edge] ${message}`));
+  let tlsPort: number | null = null;
+  const { http: server, https: secure } = createProxyServer({
     instanceId: 'test-instance',
     routes: holder,
     timeouts,
+    behindNginx: TEST_DRIVER === 'nginx',
+    ...(options.tls ? { tls: { certificates, port: () => tlsPort } } : {}),
     identity: () => ({
       pid: process.pid,
       instanceId: 'test-instance',
@@ -67,8 +105,56 @@ export async function startEdge(routes: Route[] = [], timeouts: Partial<Upstream
       database: 'disconnected',
     }),
   });
-  const port = await listen(server);
-  return { port, server, routes: holder, setRoutes, close: () => closeServer(server) };
+  const fallbackPort = await listen(server);
+  if (TEST_DRIVER === 'embedded') {
+    if (secure) tlsPort = await listen(secure);
+    return {
+      port: fallbackPort,
+      tlsPort,
+      server,
+      routes: holder,
+      setRoutes,
+      setTable,
+      async close() {
+        if (secure) await closeServer(secure);
+        await closeServer(server);
+      },
+    };
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'launchbay-nginx-'));
+  const port = await freePort();
+  if (options.tls) tlsPort = await freePort();
+  const driver = new NginxDriver({
+    binary: 'nginx',
+    dir,
+    listenHost: '127.0.0.1',
+    httpPort: port,
+    httpsPort: tlsPort,
+    fallbackPort,
+    accessLog: options.accessLog === true,
+    table: () => holder.table,
+    certificates: () => certificates.served,
+    usable: () => true,
+    log: (message) => console.log(`[nginx driver] ${message}`),
+    workerProcesses: 1,
+  });
+  nginx = driver;
+  holder.onChange(() => driver.schedule());
+  await driver.start();
+  return {
+    port,
+    tlsPort,
+    nginx: driver,
+    server,
+    routes: holder,
+    setRoutes,
+    setTable,
+    async close() {
+      await driver.stop({ nginx: true });
+      await closeServer(server);
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export type Answer = { status: number; headers: http.IncomingHttpHeaders; body: string };
@@ -104,7 +190,12 @@ export function request(
         res.on('error', reject);
       },
     );
-    req.on('error', reject);
+    // Whether the request went out on a kept-alive connection (a client may send it again when that
+    // connection was closed before any answer, as browsers do).
+    req.on('error', (error: Error & { reusedSocket?: boolean }) => {
+      error.reusedSocket = req.reusedSocket;
+      reject(error);
+    });
     req.end(options.body);
   });
 }

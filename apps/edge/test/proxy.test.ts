@@ -1,10 +1,7 @@
 import { createHash } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type Edge, request, route, startEdge, startUpstream, type Upstream } from './helpers';
 
@@ -40,76 +37,6 @@ async function deadPort(): Promise<number> {
   await new Promise((resolve) => server.close(resolve));
   return port;
 }
-
-describe('routing', () => {
-  it('routes by Host and by the longest path prefix, passing path and query unchanged', async () => {
-    const a = await named('A');
-    const b = await named('B');
-    const proxy = await edge([
-      route('a.test', [a.upstream]),
-      route('a.test', [b.upstream], { pathPrefix: '/api' }),
-      route('b.test', [b.upstream]),
-    ]);
-    const body = async (host: string, path: string) => (await request(proxy.port, { host, path })).body;
-    expect(await body('a.test', '/x?y=1&z=%20')).toBe('A /x?y=1&z=%20');
-    expect(await body('a.test', '/api')).toBe('B /api');
-    expect(await body('a.test', '/api/v1?q')).toBe('B /api/v1?q');
-    expect(await body('a.test', '/apix')).toBe('A /apix');
-    expect(await body('A.Test:8080', '/')).toBe('A /');
-    expect(await body('b.test', '/')).toBe('B /');
-    const unknown = await request(proxy.port, { host: 'unknown.test' });
-    expect(unknown.status).toBe(404);
-    expect(unknown.body).toContain('No app is deployed at unknown.test');
-  });
-
-  it('forwards to an app listening on a unix socket', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-edge-sock-'));
-    const socketPath = path.join(dir, 'app.sock');
-    const server = http.createServer((req, res) => res.end(`unix ${req.url}`));
-    await new Promise<void>((resolve) => server.listen(socketPath, resolve));
-    cleanups.push(async () => {
-      await new Promise((resolve) => server.close(resolve));
-      fs.rmSync(dir, { recursive: true, force: true });
-    });
-    const proxy = await edge([route('sock.test', [{ kind: 'unix', socketPath }])]);
-    expect(await request(proxy.port, { host: 'sock.test', path: '/hi' })).toMatchObject({ status: 200, body: 'unix /hi' });
-  });
-
-  it('takes turns between the upstreams of a route', async () => {
-    const apps = await Promise.all(['one', 'two', 'three'].map(named));
-    const proxy = await edge([
-      route(
-        'a.test',
-        apps.map((app) => app.upstream),
-      ),
-    ]);
-    const seen: string[] = [];
-    for (let i = 0; i < 6; i++) seen.push((await request(proxy.port, { host: 'a.test' })).body.split(' ')[0] as string);
-    expect(seen).toEqual(['one', 'two', 'three', 'one', 'two', 'three']);
-  });
-
-  it('answers a starting or down app with a 503 page and Retry-After, without asking the app', async () => {
-    let asked = 0;
-    const app = await upstream((_req, res) => {
-      asked++;
-      res.end('ok');
-    });
-    const proxy = await edge([
-      route('starting.test', [app.upstream], { state: 'starting' }),
-      route('down.test', [app.upstream], { state: 'down' }),
-    ]);
-    const starting = await request(proxy.port, { host: 'starting.test' });
-    expect(starting.status).toBe(503);
-    expect(starting.headers['retry-after']).toBe('5');
-    expect(starting.headers['content-type']).toContain('text/html');
-    expect(starting.body).toContain('The app at starting.test is starting');
-    const down = await request(proxy.port, { host: 'down.test', headers: { accept: 'application/json' } });
-    expect(down.status).toBe(503);
-    expect(down.headers['retry-after']).toBe('30');
-    expect(JSON.parse(down.body)).toMatchObject({ detail: 'The app at down.test is down', state: 'down' });
-    expect(asked).toBe(0);
-  });
-});
 
 describe('forwarded headers', () => {
   it('overwrites what the client claims and drops hop-by-hop headers, both ways', async () => {

@@ -36,10 +36,16 @@ export type EdgeState = {
   tlsPort?: number | null;
   startedAt: string;
   protocolVersion: number;
+  /** Who serves the traffic: the edge itself, or nginx configured by it (absent: written before drivers, embedded). */
+  driver?: EdgeDriver;
 };
 
-/** 2: routes carry a target (upstreams or a static folder) and a state. 3: proxy-log rows, health checks. */
-export const EDGE_PROTOCOL_VERSION = 3;
+/** `embedded`: the Node proxy of apps/edge; `nginx`: nginx, configured and reloaded by the edge process. */
+export type EdgeDriver = 'embedded' | 'nginx';
+export const EDGE_DRIVERS: readonly EdgeDriver[] = ['embedded', 'nginx'];
+
+/** 2: routes carry a target (upstreams or a static folder) and a state. 3: proxy-log rows, health checks. 4: drivers. */
+export const EDGE_PROTOCOL_VERSION = 4;
 
 /** The connection the edge uses for its route table and proxy-log rows (plain JSON: a URL, or a pg-style config whose host may be a Unix socket directory). */
 export type EdgeDatabase =
@@ -67,6 +73,9 @@ export type EdgeIdentity = {
   database: 'connected' | 'disconnected';
   /** Proxy-log rows waiting for the database, dropped (buffer full) and written since the edge started. */
   proxyLog?: { buffered: number; dropped: number; written: number };
+  driver?: EdgeDriver;
+  /** With nginx: why its last configuration was not loaded (the previous one keeps serving); null when it was. */
+  driverError?: string | null;
 };
 
 /** Exit codes of the edge process (its log says why, too). */
@@ -93,6 +102,7 @@ export function parseEdgeState(text: string): EdgeState | null {
       ...(Number.isInteger(raw.tlsPort) ? { tlsPort: raw.tlsPort as number } : {}),
       startedAt: typeof raw.startedAt === 'string' ? raw.startedAt : '',
       protocolVersion: typeof raw.protocolVersion === 'number' ? raw.protocolVersion : 0,
+      driver: raw.driver === 'nginx' ? 'nginx' : 'embedded',
     };
   } catch {
     return null;
