@@ -27,6 +27,8 @@ import { RouteTableHolder } from './route-table';
 import { acquireState, releaseState, updateState } from './state-file';
 import { Certificates } from './tls';
 
+/** How long the nginx driver waits for the route table before nginx starts without it (it follows once loaded). */
+const FIRST_TABLE_WAIT_MS = 3000;
 /** How often the edge checks that its state file still names it. */
 const LEASE_CHECK_MS = 2000;
 
@@ -170,7 +172,7 @@ async function main(): Promise<void> {
   log(
     `${behindNginx ? 'nginx listens' : 'listening'} on ${config.host}:${port} (HTTPS ${tlsPort ?? 'off'}) for ${config.dataDir}`,
   );
-  source.start();
+  if (!behindNginx) source.start(); // behind nginx it started before nginx did
   if (config.proxyLog) proxyLog.start();
   accessLog?.start();
 
@@ -204,6 +206,17 @@ async function main(): Promise<void> {
     });
     nginx = driver;
     // The proxy's own listener (registered first) has loaded the certificates by the time this runs.
+    // nginx's first configuration has the routes in it, when the database answers soon: an nginx
+    // taking over from the embedded edge then serves every app from its first request.
+    const loaded = new Promise<void>((resolve) => {
+      const off = routes.onChange(() => {
+        off();
+        resolve();
+      });
+      setTimeout(resolve, FIRST_TABLE_WAIT_MS).unref();
+    });
+    source.start();
+    await loaded;
     routes.onChange(() => driver.schedule());
     healthChanged = () => driver.schedule();
     await driver.start({ keepRunningConfig: adopting });

@@ -15,6 +15,7 @@ const envSchema = z.object({
   PROXY_LOG: z.enum(['on', 'off']).default('on'),
   // A PEM file of a private ACME CA's certificate to trust besides the system's (Pebble in tests).
   ACME_CA_FILE: z.string().optional(),
+  NGINX_BINARY: z.string().min(1).optional(),
   // The port a CA sends HTTP-01 validation to (80 for every public CA; another for a test CA).
   ACME_HTTP_PORT: z.coerce.number().int().min(1).max(65535).default(80),
   // DNS servers (host:port, comma-separated) for checking DNS-01 TXT records and domain DNS; default: the system's.
@@ -68,6 +69,8 @@ export type Config = {
   /** Whether the edge writes a proxy-log row per request (PROXY_LOG=off: it does not). */
   proxyLog: boolean;
   acmeCaFile: string | undefined;
+  /** NGINX_BINARY: the nginx program of the nginx edge driver (`nginx` on the PATH unless set). */
+  nginxBinary: string;
   acmeHttpPort: number;
   dnsServers: string[];
   dataDir: string;
@@ -107,6 +110,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     proxyTlsPort: e.PROXY_TLS_PORT,
     proxyLog: e.PROXY_LOG === 'on',
     acmeCaFile: e.ACME_CA_FILE,
+    nginxBinary: e.NGINX_BINARY ?? 'nginx',
     acmeHttpPort: e.ACME_HTTP_PORT,
     dnsServers: (e.DNS_SERVERS ?? '')
       .split(',')

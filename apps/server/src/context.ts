@@ -1,4 +1,4 @@
-import type { EdgeState } from '@launchbay/edge-protocol';
+import type { EdgeDriver, EdgeState } from '@launchbay/edge-protocol';
 import type pg from 'pg';
 import type { Config } from './config';
 import type { Db } from './db/client';
@@ -45,6 +45,10 @@ export type AppContext = {
     tlsPort(): number | null;
     /** The edge process being watched (to ask it which route table version it serves); null while there is none. */
     current(): EdgeState | null;
+    /** The driver edges start with (the `edge_driver` setting, applied). */
+    driver(): EdgeDriver;
+    /** Replaces the running edge by one with this driver; rejects with the reason (the previous driver serves again). */
+    setDriver(driver: EdgeDriver): Promise<EdgeState>;
   };
   startedAt: number;
 };

@@ -58,6 +58,7 @@ export async function startPlatform(
     port: config.proxyPort,
     tlsPort: config.proxyTlsPort,
     proxyLog: config.proxyLog,
+    nginxBinary: config.nginxBinary,
     database: connection,
     log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },
   });
@@ -94,6 +95,8 @@ export async function startPlatform(
         port: () => edgeSupervisor?.current()?.port ?? config.proxyPort,
         tlsPort: () => edgeSupervisor?.current()?.tlsPort ?? null,
         current: () => edgeSupervisor?.current() ?? null,
+        driver: () => edgeSupervisor?.driver() ?? 'embedded',
+        setDriver: async (driver) => (await edgeStarting).setDriver(driver),
       },
       startedAt,
     };
@@ -111,6 +114,13 @@ export async function startPlatform(
     const crons = startCronScheduler(ctx, logger);
     const poller = startBranchPoller(ctx, logger);
     const edge = await edgeStarting;
+    // The setting is the truth (DATA_DIR/edge/driver only lets the edge start right before the database is up).
+    const wantedDriver = (await getSettings(ctx)).edge_driver;
+    if (edge.driver() !== wantedDriver) {
+      await edge
+        .setDriver(wantedDriver)
+        .catch((error: Error) => logger.error(`The ${wantedDriver} edge driver could not start: ${error.message}`));
+    }
     let stopping: Promise<void> | undefined;
     return {
       app,

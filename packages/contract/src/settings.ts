@@ -49,6 +49,11 @@ export const platformSettingsSchema = z.object({
     .min(60, 'At least 60 seconds')
     .max(86400, 'At most 86400 seconds (a day)')
     .describe('How often branch heads are read for projects no webhook reaches (the local access mode)'),
+  edge_driver: z
+    .enum(['embedded', 'nginx'], { error: 'Choose embedded or nginx' })
+    .describe(
+      "Who serves apps' traffic: the embedded edge, or nginx configured and reloaded by Launchbay (nginx must be installed)",
+    ),
   allow_private_network_targets: z
     .boolean()
     .describe(

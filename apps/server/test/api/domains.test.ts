@@ -22,7 +22,9 @@ import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } fro
  * Certificates from a real ACME server (Pebble, with its DNS answering 127.0.0.1 for every name):
  * the full order flow with HTTP-01 validation really reaching the edge, DNS-01 for a wildcard,
  * HTTPS through the edge verified against Pebble's root, renewal that succeeds and one that fails.
+ * The `nginx` project runs this file again with the nginx edge driver (LAUNCHBAY_TEST_EDGE_DRIVER).
  */
+const EDGE_DRIVER = process.env.LAUNCHBAY_TEST_EDGE_DRIVER === 'nginx' ? 'nginx' : 'embedded';
 
 let platform: TestPlatform;
 let api: Api;
@@ -95,9 +97,10 @@ beforeAll(async () => {
   admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
   const settings = await api.call('PUT', '/settings', {
     token: admin,
-    body: { acme_directory_url: pebble.directoryUrl, acme_contact_email: 'certs@example.com' },
+    body: { acme_directory_url: pebble.directoryUrl, acme_contact_email: 'certs@example.com', edge_driver: EDGE_DRIVER },
   });
   expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+  expect(platform.ctx.edge.current()?.driver).toBe(EDGE_DRIVER);
   const route = await api.call('POST', '/lb/routes', {
     token: admin,
     body: { domain: DOMAIN, target: { kind: 'upstreams', upstreams: [`127.0.0.1:${appPort}`] } },

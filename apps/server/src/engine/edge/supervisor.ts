@@ -8,6 +8,7 @@ import {
   EDGE_INSTANCE_ENV,
   EDGE_PROTOCOL_VERSION,
   type EdgeDatabase,
+  type EdgeDriver,
   type EdgeState,
   edgePaths,
   isRecordedEdgeAlive,
@@ -36,6 +37,8 @@ export type EdgeSupervisorOptions = {
   edgeMain?: string;
   /** How often an adopted edge is looked at; a dead edge is replaced within this plus its start (~150 ms). */
   pollMs?: number;
+  /** The nginx program for the nginx driver (NGINX_BINARY; `nginx` on the PATH). */
+  nginxBinary?: string;
 };
 
 export type EdgeSupervisor = {
@@ -46,6 +49,15 @@ export type EdgeSupervisor = {
    * restarts) unless `includeEdge`: for tests, and for taking the proxy down on purpose.
    */
   stop(options?: { includeEdge?: boolean }): Promise<void>;
+  /** The driver edges are started with (kept in DATA_DIR/edge/driver, so a restart starts the same one). */
+  driver(): EdgeDriver;
+  /**
+   * Serves with this driver from now on: the running edge is replaced by one with the new driver
+   * (stopping it gracefully; nginx's or the embedded edge's ports are free again within a second).
+   * Resolves with the new edge; when it cannot start (nginx refuses to), the previous driver is
+   * started again and the promise rejects with the reason.
+   */
+  setDriver(driver: EdgeDriver): Promise<EdgeState>;
 };
 
 const READY_TIMEOUT_MS = 10_000;
@@ -56,6 +68,14 @@ const CRASH_LOOP_WINDOW_MS = 30_000;
 const MAX_BACKOFF_MS = 30_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function readDriver(file: string): EdgeDriver {
+  try {
+    return fs.readFileSync(file, 'utf8').trim() === 'nginx' ? 'nginx' : 'embedded';
+  } catch {
+    return 'embedded';
+  }
+}
 
 export function defaultEdgeMain(): string {
   const require = createRequire(import.meta.url);
@@ -89,6 +109,11 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
   writeFileAtomic(paths.database, JSON.stringify(edgeDatabase(options.database)));
 
   const edgeMain = options.edgeMain ?? defaultEdgeMain();
+  const driverFile = path.join(paths.dir, 'driver');
+  let driver: EdgeDriver = readDriver(driverFile);
+  let lastStartError = '';
+  /** While the driver is being switched the watcher leaves the edge alone. */
+  let switching = false;
   let current: EdgeState | null = null;
   let stopped = false;
   let ensuring: Promise<void> | undefined;
@@ -157,6 +182,8 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
           ...(options.proxyLog === false ? { PROXY_LOG: 'off' } : {}),
           ...(options.port === 0 && previousPort ? { LAUNCHBAY_EDGE_PREFERRED_PORT: String(previousPort) } : {}),
           PROXY_TLS_PORT: String(options.tlsPort),
+          EDGE_DRIVER: driver,
+          ...(options.nginxBinary ? { NGINX_BINARY: options.nginxBinary } : {}),
           ...(options.tlsPort === 0 && previousTlsPort ? { LAUNCHBAY_EDGE_PREFERRED_TLS_PORT: String(previousTlsPort) } : {}),
           [EDGE_INSTANCE_ENV]: instanceId,
         },
@@ -187,9 +214,10 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
     throw new Error(`the edge proxy did not start within ${READY_TIMEOUT_MS / 1000} s; see ${paths.log}`);
   }
 
-  async function ensureEdge(): Promise<void> {
-    const previousPort = readEdgeState(paths.state)?.port ?? current?.port ?? null;
-    const previousTlsPort = readEdgeState(paths.state)?.tlsPort ?? current?.tlsPort ?? null;
+  /** `previous`: the ports of an edge stopped on purpose just now (its state file is gone with it). */
+  async function ensureEdge(previous?: { port: number | null; tlsPort: number | null }): Promise<void> {
+    const previousPort = readEdgeState(paths.state)?.port ?? current?.port ?? previous?.port ?? null;
+    const previousTlsPort = readEdgeState(paths.state)?.tlsPort ?? current?.tlsPort ?? previous?.tlsPort ?? null;
     for (let attempt = 0; attempt < 3 && !stopped; attempt++) {
       const found = await adoptable();
       if (found && options.port !== 0 && found.port !== options.port) {
@@ -197,6 +225,9 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
         await stopEdgeProcess(found);
       } else if (found && options.tlsPort !== 0 && found.tlsPort !== options.tlsPort) {
         log.info(`The edge proxy serves HTTPS on port ${found.tlsPort}, PROXY_TLS_PORT is now ${options.tlsPort}: restarting it`);
+        await stopEdgeProcess(found);
+      } else if (found && (found.driver ?? 'embedded') !== driver) {
+        log.info(`The running edge proxy serves with the ${found.driver ?? 'embedded'} driver, the setting says ${driver}: restarting it`);
         await stopEdgeProcess(found);
       } else if (found && found.protocolVersion !== EDGE_PROTOCOL_VERSION) {
         // An edge from before an upgrade would refuse the route table's new shape and serve its last one forever.
@@ -224,7 +255,7 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
   const recentStarts: number[] = [];
 
   function check(): void {
-    if (stopped || ensuring || Date.now() < retryAt) return;
+    if (stopped || switching || ensuring || Date.now() < retryAt) return;
     if (current && isRecordedEdgeAlive(current)) return;
     if (current) log.warn(`The edge proxy (pid ${current.pid}) is gone; starting a new one`);
     const now = Date.now();
@@ -233,7 +264,8 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
     ensuring = ensureEdge()
       .catch((error: unknown) => {
         current = null;
-        log.error(`The edge proxy could not start: ${(error as Error).message}`);
+        lastStartError = (error as Error).message;
+        log.error(`The edge proxy could not start: ${lastStartError}`);
       })
       .finally(() => {
         ensuring = undefined;
@@ -245,7 +277,14 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
 
   if (!fs.existsSync(edgeMain)) {
     log.error(`The edge proxy is not built (${edgeMain} is missing): run \`npm run build\`. Apps are not reachable until it is.`);
-    return { current: () => null, stop: async () => undefined };
+    return {
+      current: () => null,
+      stop: async () => undefined,
+      driver: () => driver,
+      setDriver: async () => {
+        throw new Error(`the edge proxy is not built (${edgeMain} is missing)`);
+      },
+    };
   }
   try {
     await ensureEdge();
@@ -255,8 +294,43 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
   const timer = setInterval(check, pollMs);
   timer.unref();
 
+  /** Replaces the running edge by one with `next`; resolves with it, or throws why it could not start. */
+  async function restartWith(next: EdgeDriver): Promise<EdgeState> {
+    driver = next;
+    writeFileAtomic(driverFile, next);
+    const running = current ?? readEdgeState(paths.state);
+    if (running && isRecordedEdgeAlive(running)) await stopEdgeProcess(running);
+    current = null;
+    lastStartError = '';
+    // The same address with the new driver (with PROXY_PORT=0 the stopped edge's free port).
+    await ensureEdge({ port: running?.port ?? null, tlsPort: running?.tlsPort ?? null });
+    if (!current) throw new Error(lastStartError || 'the edge proxy did not start');
+    return current;
+  }
+
   return {
     current: () => current,
+    driver: () => driver,
+    async setDriver(next) {
+      if (next === driver && current && (current.driver ?? 'embedded') === next) return current;
+      const previous = driver;
+      switching = true;
+      try {
+        await ensuring;
+        try {
+          const started = await restartWith(next);
+          log.info(`The edge proxy serves with the ${next} driver now`);
+          return started;
+        } catch (error) {
+          const reason = (error as Error).message;
+          log.error(`The edge proxy could not serve with the ${next} driver: ${reason}; back to ${previous}`);
+          await restartWith(previous).catch((again: Error) => log.error(`The edge proxy could not start: ${again.message}`));
+          throw new Error(reason);
+        }
+      } finally {
+        switching = false;
+      }
+    },
     async stop({ includeEdge = false } = {}) {
       stopped = true;
       clearInterval(timer);

@@ -6,6 +6,8 @@ import {
 } from '@launchbay/contract';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
+import { nginxVersion } from '../../engine/edge/nginx';
+import { badRequest, validationError } from '../../lib/errors';
 import { settings } from './schema';
 
 /** The value of every setting nobody has changed yet; access_mode starts from ACCESS_MODE. */
@@ -24,6 +26,7 @@ export function defaultSettings(ctx: Pick<AppContext, 'config'>): PlatformSettin
     preview_environments_enabled: false,
     preview_address_template: DEFAULT_PREVIEW_ADDRESS_TEMPLATE,
     git_poll_interval_seconds: 60,
+    edge_driver: 'embedded',
     // Off: only admins' providers reach private and loopback addresses (see lib/outbound.ts).
     allow_private_network_targets: false,
   };
@@ -60,11 +63,31 @@ export async function getSettings(ctx: Pick<AppContext, 'db' | 'config'>): Promi
   return value;
 }
 
+/**
+ * Puts a new edge driver to work before the setting says so: nginx must be installed, and the edge
+ * must start with it (it checks its configuration with `nginx -t` and listens). When it cannot,
+ * the previous driver serves again and the setting stays as it was.
+ */
+async function switchEdgeDriver(ctx: Pick<AppContext, 'config' | 'edge'>, driver: PlatformSettings['edge_driver']) {
+  if (driver === ctx.edge.driver() && ctx.edge.current()?.driver === driver) return;
+  if (driver === 'nginx' && !(await nginxVersion(ctx.config.nginxBinary))) {
+    throw validationError([
+      { path: 'edge_driver', message: `nginx is not installed on this machine (${ctx.config.nginxBinary} was not found)` },
+    ]);
+  }
+  try {
+    await ctx.edge.setDriver(driver);
+  } catch (error) {
+    throw badRequest(`The edge could not start with the ${driver} driver; the previous one serves again: ${(error as Error).message}`);
+  }
+}
+
 export async function updateSettings(
-  ctx: Pick<AppContext, 'db' | 'config'>,
+  ctx: Pick<AppContext, 'db' | 'config' | 'edge'>,
   patch: Partial<PlatformSettings>,
   userId: number | null,
 ): Promise<PlatformSettings> {
+  if (patch.edge_driver) await switchEdgeDriver(ctx, patch.edge_driver);
   const entries = Object.entries(patch).filter(([, value]) => value !== undefined);
   await ctx.db.transaction(async (tx) => {
     for (const [key, value] of entries) {
