@@ -227,7 +227,9 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
         log.info(`The edge proxy serves HTTPS on port ${found.tlsPort}, PROXY_TLS_PORT is now ${options.tlsPort}: restarting it`);
         await stopEdgeProcess(found);
       } else if (found && (found.driver ?? 'embedded') !== driver) {
-        log.info(`The running edge proxy serves with the ${found.driver ?? 'embedded'} driver, the setting says ${driver}: restarting it`);
+        log.info(
+          `The running edge proxy serves with the ${found.driver ?? 'embedded'} driver, the setting says ${driver}: restarting it`,
+        );
         await stopEdgeProcess(found);
       } else if (found && found.protocolVersion !== EDGE_PROTOCOL_VERSION) {
         // An edge from before an upgrade would refuse the route table's new shape and serve its last one forever.

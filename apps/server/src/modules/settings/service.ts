@@ -78,7 +78,9 @@ async function switchEdgeDriver(ctx: Pick<AppContext, 'config' | 'edge'>, driver
   try {
     await ctx.edge.setDriver(driver);
   } catch (error) {
-    throw badRequest(`The edge could not start with the ${driver} driver; the previous one serves again: ${(error as Error).message}`);
+    throw badRequest(
+      `The edge could not start with the ${driver} driver; the previous one serves again: ${(error as Error).message}`,
+    );
   }
 }
 
