@@ -69,3 +69,22 @@ export const dnsCheckSchema = z.object({
   detail: z.string(),
 });
 export type DnsCheck = z.infer<typeof dnsCheckSchema>;
+
+export const EDGE_DRIVERS = ['embedded', 'nginx'] as const;
+export const edgeDriverSchema = z.enum(EDGE_DRIVERS);
+export type EdgeDriverName = z.infer<typeof edgeDriverSchema>;
+
+/** The edge as it runs now (GET /platform/edge): which driver serves, where, and whether nginx could take over. */
+export const edgeStatusSchema = z.object({
+  driver: edgeDriverSchema.nullable().describe('The driver serving now; null while no edge runs'),
+  pid: z.number().int().nullable(),
+  port: z.number().int().nullable(),
+  tls_port: z.number().int().nullable(),
+  route_table_version: z.number().int().nullable().describe('The route table version being served (nginx: after its reload)'),
+  error: z
+    .string()
+    .nullable()
+    .describe('With nginx: why its last configuration was refused (the previous one keeps serving)'),
+  nginx: z.object({ installed: z.boolean(), version: z.string().nullable() }),
+});
+export type EdgeStatus = z.infer<typeof edgeStatusSchema>;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { emailSchema } from './common';
-import { accessModeSchema } from './platform';
+import { accessModeSchema, EDGE_DRIVERS } from './platform';
 
 const hostnameSchema = z
   .string()
@@ -50,7 +50,7 @@ export const platformSettingsSchema = z.object({
     .max(86400, 'At most 86400 seconds (a day)')
     .describe('How often branch heads are read for projects no webhook reaches (the local access mode)'),
   edge_driver: z
-    .enum(['embedded', 'nginx'], { error: 'Choose embedded or nginx' })
+    .enum(EDGE_DRIVERS, { error: 'Choose embedded or nginx' })
     .describe(
       "Who serves apps' traffic: the embedded edge, or nginx configured and reloaded by Launchbay (nginx must be installed)",
     ),

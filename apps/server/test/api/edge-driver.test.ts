@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import type { PlatformSettings, ProxyLogList } from '@launchbay/contract';
+import type { EdgeStatus, PlatformSettings, ProxyLogList } from '@launchbay/contract';
 import { edgePaths, readEdgeState } from '@launchbay/edge-protocol';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
@@ -113,6 +113,10 @@ describe('the edge driver setting', { timeout: 120_000 }, () => {
     expect(switched.status, JSON.stringify(switched.body)).toBe(200);
     expect(switched.body.edge_driver).toBe('nginx');
     expect(platform.ctx.edge.current()?.driver).toBe('nginx');
+    const status = await api.call<EdgeStatus>('GET', '/platform/edge', { token: admin });
+    expect(status.body).toMatchObject({ driver: 'nginx', port, error: null, nginx: { installed: true } });
+    expect(status.body.nginx.version).toMatch(/^nginx\/\d/);
+    expect((await api.call('GET', '/platform/edge')).status).toBe(401);
     // The same address, now answered by nginx.
     expect(platform.ctx.edge.port()).toBe(port);
     expect(await get('driver.example.test', '/b?x=1')).toMatchObject({ status: 200, body: 'one /b?x=1', server: 'nginx' });
@@ -189,6 +193,8 @@ describe('the edge driver setting', { timeout: 120_000 }, () => {
       const settings = await client.call<PlatformSettings>('GET', '/settings', { token });
       expect(settings.body.edge_driver).toBe('embedded');
       expect(without.ctx.edge.current()?.driver).toBe('embedded');
+      const status = await client.call<EdgeStatus>('GET', '/platform/edge', { token });
+      expect(status.body).toMatchObject({ driver: 'embedded', nginx: { installed: false, version: null } });
     } finally {
       await without.close();
     }

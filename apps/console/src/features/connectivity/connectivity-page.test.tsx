@@ -28,6 +28,7 @@ const SETTINGS: PlatformSettings = {
   preview_environments_enabled: false,
   preview_address_template: 'pr-{number}-{project}',
   git_poll_interval_seconds: 60,
+  edge_driver: 'embedded',
   allow_private_network_targets: false,
 };
 

@@ -22,6 +22,7 @@ const SETTINGS: PlatformSettings = {
   preview_environments_enabled: false,
   preview_address_template: 'pr-{number}-{project}',
   git_poll_interval_seconds: 60,
+  edge_driver: 'embedded',
   allow_private_network_targets: false,
 };
 
@@ -35,10 +36,20 @@ const ADMIN: CurrentUser = {
 };
 
 /** The settings API as the server answers it: GET /api/settings, PUT /api/settings (a partial update). */
-function stubApi() {
+function stubApi(nginxInstalled = true) {
   let settings = { ...SETTINGS };
   const fetch = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/user/me') return Response.json(ADMIN);
+    if (url === '/api/platform/edge')
+      return Response.json({
+        driver: settings.edge_driver,
+        pid: 4242,
+        port: 8080,
+        tls_port: 8443,
+        route_table_version: 12,
+        error: null,
+        nginx: nginxInstalled ? { installed: true, version: 'nginx/1.22.1' } : { installed: false, version: null },
+      });
     if (url === '/api/settings' && (init?.method ?? 'GET') === 'GET') return Response.json(settings);
     if (url === '/api/settings' && init?.method === 'PUT') {
       settings = { ...settings, ...JSON.parse(String(init.body)) };
@@ -52,8 +63,8 @@ function stubApi() {
   return { fetch, puts };
 }
 
-async function renderPage() {
-  const api = stubApi();
+async function renderPage(nginxInstalled = true) {
+  const api = stubApi(nginxInstalled);
   const result = renderWithProviders(
     <MemoryRouter initialEntries={['/settings']}>
       <SettingsPage />
@@ -258,5 +269,30 @@ describe('SettingsPage: certificate renewal', () => {
     await user.click(within(section).getByRole('button', { name: 'Save TLS certificates' }));
     await vi.waitFor(() => expect(puts()).toEqual([{ certificate_renewal_days: 14 }]));
     await vi.waitFor(() => expect(toast.success).toHaveBeenCalledWith('Settings saved'));
+  });
+});
+
+describe('SettingsPage: the edge proxy', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('shows which driver serves and where, and switches to nginx with only that field', async () => {
+    const { user, puts } = await renderPage();
+    const edge = await screen.findByRole('region', { name: 'Edge proxy' });
+    expect(await within(edge).findByText('Serving on port 8080 and 8443 (HTTPS), route table 12.')).toBeInTheDocument();
+    expect(within(edge).getByText('Installed: nginx/1.22.1')).toBeInTheDocument();
+    const nginx = within(edge).getByRole('radio', { name: /^nginx/ });
+    await vi.waitFor(() => expect(nginx).toBeEnabled());
+    expect(within(edge).getByRole('radio', { name: /^Embedded/ })).toBeChecked();
+    await user.click(nginx);
+    await user.click(within(edge).getByRole('button', { name: 'Save Edge proxy' }));
+    await vi.waitFor(() => expect(puts()).toEqual([{ edge_driver: 'nginx' }]));
+    await vi.waitFor(() => expect(toast.success).toHaveBeenCalledWith('Settings saved'));
+  });
+
+  it('does not offer nginx where it is not installed', async () => {
+    await renderPage(false);
+    const edge = await screen.findByRole('region', { name: 'Edge proxy' });
+    expect(await within(edge).findByText('Not installed on this machine (apt-get install nginx).')).toBeInTheDocument();
+    expect(within(edge).getByRole('radio', { name: /^nginx/ })).toBeDisabled();
   });
 });

@@ -26,6 +26,7 @@ import { useCurrentUser } from '@/lib/current-user';
 import { ACCESS_MODE_HINT, ACCESS_MODE_LABEL } from '@/lib/platform';
 import { isAdmin } from '@/lib/roles';
 import { useSettings } from './api';
+import { EdgeSection } from './edge-section';
 import { SettingsSection, useSectionForm } from './section';
 
 const shape = platformSettingsSchema.shape;
@@ -548,6 +549,7 @@ export default function SettingsPage() {
           <GeneralSection settings={settings} readOnly={readOnly} />
           <OutboundSection settings={settings} readOnly={readOnly} />
           <TlsSection settings={settings} readOnly={readOnly} />
+          <EdgeSection settings={settings} readOnly={readOnly} />
           <RetentionSection settings={settings} readOnly={readOnly} />
           <GitSection settings={settings} readOnly={readOnly} />
           <PreviewSection settings={settings} readOnly={readOnly} />

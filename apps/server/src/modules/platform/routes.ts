@@ -1,6 +1,7 @@
 import {
   accessInfoSchema,
   connectivitySchema,
+  edgeStatusSchema,
   dnsCheckRequestSchema,
   dnsCheckSchema,
   healthSchema,
@@ -11,6 +12,7 @@ import type { AppContext } from '../../context';
 import type { App } from '../../lib/http';
 import { getSettings } from '../settings/service';
 import { checkDns, connectivity } from './connectivity';
+import { edgeStatus } from './edge';
 import { detectPublicIp } from './public-ip';
 
 export async function platformRoutes(app: App, ctx: AppContext) {
@@ -64,6 +66,19 @@ export async function platformRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request) => checkDns(ctx, request.query.name),
+  );
+
+  app.get(
+    '/platform/edge',
+    {
+      config: { access: 'reader' },
+      schema: {
+        tags: ['platform'],
+        summary: 'The edge as it runs: its driver (embedded or nginx), ports, served route table, and whether nginx is installed',
+        response: { 200: edgeStatusSchema },
+      },
+    },
+    async () => edgeStatus(ctx),
   );
 
   app.get(
