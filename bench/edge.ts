@@ -15,7 +15,7 @@
  * the same cores.
  * Results: bench/results/deploy-latest.json (key `edge`). Options: --quick (3 s runs).
  */
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -57,7 +57,7 @@ const HTTPS_NAME = 'bench.example.test';
 const TICKS_PER_SECOND = 100;
 
 type Target = {
-  name: 'direct' | 'edge' | 'edgeHttps' | 'caddy';
+  name: 'direct' | 'edge' | 'edgeHttps' | 'caddy' | 'nginx';
   url: string;
   headers: Record<string, string>;
   pids: () => number[];
@@ -293,6 +293,127 @@ async function load(target: Target, seconds: number, sideOf: Record<string, () =
   };
 }
 
+/** A target's runs summed up: medians of the figures, totals of the failures. */
+type Summary = Pick<Run, 'requestsPerSecond' | 'p50Ms' | 'p97_5Ms' | 'p99Ms' | 'errors' | 'non2xx' | 'cpuUsPerRequest'> & {
+  tlsHandshakesVerifiedMin?: number;
+};
+
+/** A warm-up of each target, then ROUNDS rounds in which every target takes its turn (A B C, A B C, ...). */
+async function interleave(targets: Target[], sides: (target: Target) => Record<string, () => number[]>) {
+  for (const target of targets) await load(target, WARMUP_SECONDS, sides(target));
+  const runs: Record<string, Run[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const target of targets) {
+      const run = await load(target, LOAD_SECONDS, sides(target));
+      runs[target.name]?.push(run);
+      console.log(
+        `  round ${round + 1} ${target.name.padEnd(9)} ${run.requestsPerSecond} req/s, p99 ${run.p99Ms} ms, errors ${run.errors}, non-2xx ${run.non2xx}${run.tlsHandshakesVerified === undefined ? '' : `, verified TLS handshakes ${run.tlsHandshakesVerified}`}, CPU share ${JSON.stringify(run.cpu)}, µs/request ${JSON.stringify(run.cpuUsPerRequest)}`,
+      );
+      await sleep(500);
+    }
+  }
+  return runs;
+}
+
+/** Medians per target (and the runs themselves, for the results file). */
+function summarize(runs: Record<string, Run[]>): Record<string, Summary> {
+  return Object.fromEntries(
+    Object.entries(runs).map(([name, list]) => [
+      name,
+      {
+        requestsPerSecond: median(list.map((r) => r.requestsPerSecond)),
+        p50Ms: median(list.map((r) => r.p50Ms)),
+        p97_5Ms: median(list.map((r) => r.p97_5Ms)),
+        p99Ms: median(list.map((r) => r.p99Ms)),
+        errors: list.reduce((s, r) => s + r.errors, 0),
+        non2xx: list.reduce((s, r) => s + r.non2xx, 0),
+        cpu: Object.fromEntries(Object.keys(list[0]?.cpu ?? {}).map((k) => [k, median(list.map((r) => r.cpu[k] ?? 0))])),
+        cpuUsPerRequest: Object.fromEntries(
+          Object.keys(list[0]?.cpuUsPerRequest ?? {}).map((k) => [k, median(list.map((r) => r.cpuUsPerRequest[k] ?? 0))]),
+        ),
+        ...(list[0]?.tlsHandshakesVerified === undefined
+          ? {}
+          : { tlsHandshakesVerifiedMin: Math.min(...list.map((r) => r.tlsHandshakesVerified ?? 0)) }),
+        runs: list,
+      },
+    ]),
+  );
+}
+
+/** The nginx driver's processes (its master and workers), by the pid file it keeps in the data folder. */
+function nginxTree(dataDir: string): number[] {
+  try {
+    const master = Number(fs.readFileSync(path.join(edgePaths(dataDir).dir, 'nginx', 'nginx.pid'), 'utf8'));
+    return master > 0 ? processTree(master) : [];
+  } catch {
+    return [];
+  }
+}
+
+type WrkRun = { requestsPerSecond: number; p99Ms: number; non2xx: number };
+type WrkPhase = { direct: WrkRun; proxy: WrkRun; ratio: number; runs: { direct: WrkRun[]; proxy: WrkRun[] } };
+
+const wrkInstalled = () => spawnSync('wrk', ['--version'], { encoding: 'utf8' }).error === undefined;
+
+/**
+ * The same load from wrk (C, two threads): autocannon runs in Node and takes about a core of this
+ * machine's two for itself, which the proxy then lacks; wrk costs a fraction of that, as in nginx's
+ * own benchmarks. Reported beside the autocannon figures, never instead of them.
+ */
+function wrkOnce(url: string, host: string | null, seconds: number): Promise<WrkRun> {
+  return new Promise((resolve, reject) => {
+    const args = [
+      '-t',
+      '2',
+      '-c',
+      String(CONNECTIONS),
+      '-d',
+      `${seconds}s`,
+      '--latency',
+      ...(host ? ['-H', `Host: ${host}`] : []),
+      url,
+    ];
+    const child = spawn('wrk', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      out += chunk.toString('utf8');
+    });
+    child.once('error', reject);
+    child.once('close', (code) => {
+      const rate = out.match(/Requests\/sec:\s+([\d.]+)/)?.[1];
+      const p99 = out.match(/\s99%\s+([\d.]+)(us|ms|s)/);
+      const non2xx = Number(out.match(/Non-2xx or 3xx responses: (\d+)/)?.[1] ?? 0);
+      if (code !== 0 || !rate || !p99) return reject(new Error(`wrk ${args.join(' ')} failed: ${out}`));
+      const scale = p99[2] === 'us' ? 0.001 : p99[2] === 's' ? 1000 : 1;
+      resolve({ requestsPerSecond: Math.round(Number(rate)), p99Ms: Number(p99[1]) * scale, non2xx });
+    });
+  });
+}
+
+/** Direct and through the proxy in turns with wrk, after a warm-up of each; medians and the ratio. */
+async function wrkInterleaved(directUrl: string, proxyUrl: string, host: string, label: string): Promise<WrkPhase> {
+  await wrkOnce(directUrl, null, WARMUP_SECONDS);
+  await wrkOnce(proxyUrl, host, WARMUP_SECONDS);
+  const runs = { direct: [] as WrkRun[], proxy: [] as WrkRun[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    runs.direct.push(await wrkOnce(directUrl, null, LOAD_SECONDS));
+    await sleep(500);
+    runs.proxy.push(await wrkOnce(proxyUrl, host, LOAD_SECONDS));
+    await sleep(500);
+    console.log(
+      `  wrk round ${round + 1}: direct ${runs.direct.at(-1)?.requestsPerSecond} req/s, ${label} ${runs.proxy.at(-1)?.requestsPerSecond} req/s`,
+    );
+  }
+  const sum = (list: WrkRun[]): WrkRun => ({
+    requestsPerSecond: median(list.map((r) => r.requestsPerSecond)),
+    p99Ms: median(list.map((r) => r.p99Ms)),
+    non2xx: list.reduce((total, r) => total + r.non2xx, 0),
+  });
+  const direct = sum(runs.direct);
+  const proxy = sum(runs.proxy);
+  return { direct, proxy, ratio: proxy.requestsPerSecond / direct.requestsPerSecond, runs };
+}
+
 async function main() {
   const results: Record<string, unknown> = {
     date: new Date().toISOString(),
@@ -385,51 +506,7 @@ async function main() {
     console.log(
       `Load: ${CONNECTIONS} connections, ${targets.map((t) => t.name).join(' / ')} interleaved, ${ROUNDS} rounds of ${LOAD_SECONDS} s each after a ${WARMUP_SECONDS} s warm-up...`,
     );
-    for (const target of targets) await load(target, WARMUP_SECONDS, sides(target));
-    const runs: Record<string, Run[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
-    for (let round = 0; round < ROUNDS; round++) {
-      for (const target of targets) {
-        const run = await load(target, LOAD_SECONDS, sides(target));
-        runs[target.name]?.push(run);
-        console.log(
-          `  round ${round + 1} ${target.name.padEnd(9)} ${run.requestsPerSecond} req/s, p99 ${run.p99Ms} ms, errors ${run.errors}, non-2xx ${run.non2xx}${run.tlsHandshakesVerified === undefined ? '' : `, verified TLS handshakes ${run.tlsHandshakesVerified}`}, CPU share ${JSON.stringify(run.cpu)}, µs/request ${JSON.stringify(run.cpuUsPerRequest)}`,
-        );
-        await sleep(500);
-      }
-    }
-    const summary = Object.fromEntries(
-      Object.entries(runs).map(([name, list]) => [
-        name,
-        {
-          requestsPerSecond: median(list.map((r) => r.requestsPerSecond)),
-          p50Ms: median(list.map((r) => r.p50Ms)),
-          p97_5Ms: median(list.map((r) => r.p97_5Ms)),
-          p99Ms: median(list.map((r) => r.p99Ms)),
-          errors: list.reduce((s, r) => s + r.errors, 0),
-          non2xx: list.reduce((s, r) => s + r.non2xx, 0),
-          cpu: Object.fromEntries(Object.keys(list[0]?.cpu ?? {}).map((k) => [k, median(list.map((r) => r.cpu[k] ?? 0))])),
-          cpuUsPerRequest: Object.fromEntries(
-            Object.keys(list[0]?.cpuUsPerRequest ?? {}).map((k) => [k, median(list.map((r) => r.cpuUsPerRequest[k] ?? 0))]),
-          ),
-          ...(list[0]?.tlsHandshakesVerified === undefined
-            ? {}
-            : { tlsHandshakesVerifiedMin: Math.min(...list.map((r) => r.tlsHandshakesVerified ?? 0)) }),
-          runs: list,
-        },
-      ]),
-    ) as Record<
-      string,
-      {
-        requestsPerSecond: number;
-        p50Ms: number;
-        p97_5Ms: number;
-        p99Ms: number;
-        errors: number;
-        non2xx: number;
-        cpuUsPerRequest: Record<string, number>;
-        tlsHandshakesVerifiedMin?: number;
-      }
-    >;
+    const summary = summarize(await interleave(targets, sides));
     results.targets = summary;
     const direct = summary.direct;
     const edge = summary.edge;
@@ -463,6 +540,59 @@ async function main() {
           everyConnectionVerified: httpsVerified,
         }
       : 'pebble missing: skipped';
+    // The nginx driver (Settings > Edge proxy): nginx takes over the edge's port with its own configuration
+    // of the same route; then direct and nginx take turns, so the ratio comes from one phase of one run.
+    let viaNginx: {
+      direct: Summary;
+      nginx: Summary;
+      version: string;
+      wrk: { nginx: WrkPhase; edge: WrkPhase } | null;
+    } | null = null;
+    const nginxVersion = spawnSync('nginx', ['-v'], { encoding: 'utf8' });
+    if (nginxVersion.status === 0) {
+      console.log('The nginx edge driver: switching the edge to nginx (Settings), direct and nginx interleaved...');
+      const switched = await platform.api('PUT', '/settings', { edge_driver: 'nginx' });
+      if (switched.status !== 200)
+        throw new Error(`PUT /settings edge_driver nginx: ${switched.status} ${JSON.stringify(switched.body)}`);
+      await untilServed(platform.edgePort, app.host, BODY);
+      const nginxSides = (target: Target) => ({ proxy: target.pids, app: appTree });
+      const phase = summarize(
+        await interleave(
+          [
+            targets[0] as Target,
+            {
+              name: 'nginx',
+              url: `http://127.0.0.1:${platform.edgePort}/`,
+              headers: { host: app.host },
+              pids: () => nginxTree(platform.dataDir),
+            },
+          ],
+          nginxSides,
+        ),
+      );
+      const directUrl = `http://127.0.0.1:${appPort}/`;
+      const edgeUrl = `http://127.0.0.1:${platform.edgePort}/`;
+      const nginxWrk = wrkInstalled() ? await wrkInterleaved(directUrl, edgeUrl, app.host, 'nginx') : null;
+      const back = await platform.api('PUT', '/settings', { edge_driver: 'embedded' });
+      if (back.status !== 200) throw new Error(`PUT /settings edge_driver embedded: ${back.status}`);
+      await untilServed(platform.edgePort, app.host, BODY);
+      const edgeWrk = nginxWrk ? await wrkInterleaved(directUrl, edgeUrl, app.host, 'edge') : null;
+      if (phase.direct && phase.nginx)
+        viaNginx = {
+          direct: phase.direct,
+          nginx: phase.nginx,
+          version: (nginxVersion.stderr.match(/nginx\/[\d.]+/) ?? ['nginx'])[0],
+          wrk: nginxWrk && edgeWrk ? { nginx: nginxWrk, edge: edgeWrk } : null,
+        };
+    } else {
+      console.log('  nginx is not installed: the nginx driver is skipped. Install it with `sudo apt-get install nginx`.');
+    }
+    const nginxVsDirect = viaNginx ? viaNginx.nginx.requestsPerSecond / viaNginx.direct.requestsPerSecond : null;
+    results.nginxDriver = viaNginx ?? 'nginx missing: skipped';
+    (results.ratios as Record<string, number | null>).nginxVsDirect = nginxVsDirect;
+    (results.ratios as Record<string, number | null>).nginxVsEdge = viaNginx
+      ? viaNginx.nginx.requestsPerSecond / edge.requestsPerSecond
+      : null;
     results.loadAverageAtEnd = os.loadavg();
     writeResults('edge', results);
 
@@ -501,6 +631,42 @@ async function main() {
         target: '>= 1',
         pass: edgeVsCaddy === null ? null : edgeVsCaddy >= 1,
       },
+      viaNginx
+        ? {
+            name: `through nginx (the nginx driver, ${viaNginx.version})`,
+            value: line(viaNginx.nginx),
+            target: '-',
+            pass: null,
+          }
+        : { name: 'through nginx (the nginx driver)', value: 'skipped: nginx missing', target: '-', pass: null },
+      {
+        name: 'nginx driver / direct throughput (same phase)',
+        value:
+          nginxVsDirect === null || !viaNginx
+            ? 'skipped'
+            : `${nginxVsDirect.toFixed(2)} (direct ${viaNginx.direct.requestsPerSecond} req/s)`,
+        target: '>= 0.5',
+        pass:
+          nginxVsDirect === null || !viaNginx
+            ? null
+            : nginxVsDirect >= 0.5 && viaNginx.nginx.errors === 0 && viaNginx.nginx.non2xx === 0,
+      },
+      ...(viaNginx?.wrk
+        ? [
+            {
+              name: 'with wrk: nginx driver / direct (same phase)',
+              value: `${viaNginx.wrk.nginx.ratio.toFixed(2)} (${viaNginx.wrk.nginx.proxy.requestsPerSecond} vs ${viaNginx.wrk.nginx.direct.requestsPerSecond} req/s; p99 ${viaNginx.wrk.nginx.proxy.p99Ms} ms vs ${viaNginx.wrk.nginx.direct.p99Ms} ms)`,
+              target: '>= 0.5',
+              pass: viaNginx.wrk.nginx.ratio >= 0.5 && viaNginx.wrk.nginx.proxy.non2xx === 0,
+            },
+            {
+              name: 'with wrk: embedded edge / direct (same phase)',
+              value: `${viaNginx.wrk.edge.ratio.toFixed(2)} (${viaNginx.wrk.edge.proxy.requestsPerSecond} vs ${viaNginx.wrk.edge.direct.requestsPerSecond} req/s; p99 ${viaNginx.wrk.edge.proxy.p99Ms} ms vs ${viaNginx.wrk.edge.direct.p99Ms} ms)`,
+              target: '-',
+              pass: null,
+            },
+          ]
+        : []),
       {
         name: 'edge HTTPS / HTTP throughput',
         value: httpsVsHttp === null ? 'skipped' : httpsVsHttp.toFixed(2),

@@ -220,6 +220,7 @@ async function main(): Promise<void> {
     routes.onChange(() => driver.schedule());
     healthChanged = () => driver.schedule();
     await driver.start({ keepRunningConfig: adopting });
+    driver.watch();
     const reader = !config.proxyLog
       ? null
       : new NginxAccessLog({

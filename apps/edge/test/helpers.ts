@@ -1,9 +1,11 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import type { EdgeDriver, Route, RouteTable, RouteTarget, RouteUpstream } from '@launchbay/edge-protocol';
+import { afterEach } from 'vitest';
 import { NginxDriver } from '../src/nginx/driver';
 import { createProxyServer } from '../src/proxy';
 import { RouteTableHolder } from '../src/route-table';
@@ -141,6 +143,7 @@ export async function startEdge(
   nginx = driver;
   holder.onChange(() => driver.schedule());
   await driver.start();
+  driver.watch();
   return {
     port,
     tlsPort,
@@ -198,4 +201,40 @@ export function request(
     });
     req.end(options.body);
   });
+}
+
+/** A port nothing listens on. */
+export async function deadPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/**
+ * Upstreams and edges a test file starts, each closed after its test (call once, at the top of the
+ * file): `named` answers its name and the request path.
+ */
+export function closedAfterEachTest() {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  const upstream = async (handler: http.RequestListener, options?: http.ServerOptions): Promise<Upstream> => {
+    const started = await startUpstream(handler, options);
+    cleanups.push(started.close);
+    return started;
+  };
+  const edge = async (...args: Parameters<typeof startEdge>): Promise<Edge> => {
+    const started = await startEdge(...args);
+    cleanups.push(started.close);
+    return started;
+  };
+  const named = (name: string) =>
+    upstream((req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end(`${name} ${req.url}`);
+    });
+  return { cleanups, upstream, edge, named };
 }

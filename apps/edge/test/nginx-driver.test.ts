@@ -46,7 +46,11 @@ describe('the nginx driver', () => {
     });
     await request(proxy.port, { host: 'nobody.test', path: '/' });
     const first = reader(() => rows.length);
-    await first.poll();
+    // nginx writes its log buffered (at most a second late).
+    for (let i = 0; i < 100 && rows.length < 2; i++) {
+      await first.poll();
+      await sleep(25);
+    }
     expect(rows).toHaveLength(2);
     const [served, unknown] = rows as [ProxyLogRow, ProxyLogRow];
     expect(served).toMatchObject({
@@ -77,9 +81,29 @@ describe('the nginx driver', () => {
     await request(proxy.port, { host: 'logged.test', path: '/after' });
     const second = reader(() => rows.length);
     second.start();
-    for (let i = 0; i < 100 && rows.length < 3; i++) await sleep(20);
+    for (let i = 0; i < 150 && rows.length < 3; i++) await sleep(20);
     await second.close();
     expect(rows.map((row) => row.path)).toEqual(['/shop', '/', '/after']);
+  });
+
+  it('starts nginx again when its master is killed, ending the workers it left holding the port', async () => {
+    const app = await startUpstream((_req, res) => res.end('still here'));
+    cleanups.push(app.close);
+    const proxy = await startEdge([route('kept.test', [app.upstream])]);
+    cleanups.push(proxy.close);
+    const pidFile = proxy.nginx?.paths.pid ?? '';
+    const master = Number(fs.readFileSync(pidFile, 'utf8'));
+    process.kill(master, 'SIGKILL');
+    let answer = '';
+    for (let i = 0; i < 200; i++) {
+      await sleep(25);
+      const now = Number(fs.readFileSync(pidFile, 'utf8'));
+      if (now === master) continue;
+      answer = (await request(proxy.port, { host: 'kept.test' }).catch(() => ({ body: '' }))).body;
+      if (answer) break;
+    }
+    expect(answer).toBe('still here');
+    expect(Number(fs.readFileSync(pidFile, 'utf8'))).not.toBe(master);
   });
 
   it('reads a line that is not its format as nothing, and a retry through several upstreams as the last one', () => {

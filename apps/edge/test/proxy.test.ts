@@ -1,42 +1,11 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import net from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Edge, request, route, startEdge, startUpstream, type Upstream } from './helpers';
+import type net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEachTest, deadPort, request, route } from './helpers';
 
-/** The edge forwarding to real upstream servers: routing, streaming, forwarded headers, failures. */
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function upstream(handler: http.RequestListener, options?: http.ServerOptions): Promise<Upstream> {
-  const started = await startUpstream(handler, options);
-  cleanups.push(started.close);
-  return started;
-}
-
-async function edge(...args: Parameters<typeof startEdge>): Promise<Edge> {
-  const started = await startEdge(...args);
-  cleanups.push(started.close);
-  return started;
-}
-
-const named = (name: string) =>
-  upstream((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end(`${name} ${req.url}`);
-  });
-
-/** A port nothing listens on. */
-async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** The embedded edge forwarding to real upstream servers: streaming, forwarded headers, failures (routing.test.ts runs with both drivers). */
+const { upstream, edge, named } = closedAfterEachTest();
 
 describe('forwarded headers', () => {
   it('overwrites what the client claims and drops hop-by-hop headers, both ways', async () => {

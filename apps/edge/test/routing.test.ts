@@ -1,48 +1,16 @@
 import fs from 'node:fs';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { type Edge, request, route, startEdge, startUpstream, type Upstream } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { closedAfterEachTest, deadPort, request, route } from './helpers';
 
 /**
  * What both edge drivers must do alike (this file runs with the embedded edge and with nginx):
  * route by Host and path prefix, take turns, answer pages for apps that are starting, down or
  * unreachable, and redirect one name to another.
  */
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function upstream(handler: http.RequestListener, options?: http.ServerOptions): Promise<Upstream> {
-  const started = await startUpstream(handler, options);
-  cleanups.push(started.close);
-  return started;
-}
-
-async function edge(...args: Parameters<typeof startEdge>): Promise<Edge> {
-  const started = await startEdge(...args);
-  cleanups.push(started.close);
-  return started;
-}
-
-const named = (name: string) =>
-  upstream((req, res) => {
-    res.writeHead(200, { 'content-type': 'text/plain' });
-    res.end(`${name} ${req.url}`);
-  });
-
-/** A port nothing listens on. */
-async function deadPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+const { cleanups, upstream, edge, named } = closedAfterEachTest();
 
 describe('routing', () => {
   it('routes by Host and by the longest path prefix, passing path and query unchanged', async () => {

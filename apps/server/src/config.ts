@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import { accessModeSchema } from '@launchbay/contract';
 import { z } from 'zod';
@@ -110,7 +111,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     proxyTlsPort: e.PROXY_TLS_PORT,
     proxyLog: e.PROXY_LOG === 'on',
     acmeCaFile: e.ACME_CA_FILE,
-    nginxBinary: e.NGINX_BINARY ?? 'nginx',
+    nginxBinary: e.NGINX_BINARY ?? findNginx(),
     acmeHttpPort: e.ACME_HTTP_PORT,
     dnsServers: (e.DNS_SERVERS ?? '')
       .split(',')
@@ -136,4 +137,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dockerHost: e.DOCKER_HOST,
     dockerImage: e.DOCKER_IMAGE ?? `node:${process.versions.node.split('.')[0]}-bookworm-slim`,
   };
+}
+
+/** `nginx` on the PATH, else Debian's /usr/sbin/nginx (a user's PATH often leaves /usr/sbin out). */
+function findNginx(): string {
+  const onPath = (process.env.PATH ?? '').split(':').some((dir) => dir && fs.existsSync(path.join(dir, 'nginx')));
+  if (!onPath && fs.existsSync('/usr/sbin/nginx')) return '/usr/sbin/nginx';
+  return 'nginx';
 }

@@ -9,6 +9,8 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** Changes that come together (a deploy switches several routes) make one reload. */
 const DEBOUNCE_MS = 30;
 const READY_TIMEOUT_MS = 10_000;
+/** How often the driver looks that nginx's master is still there. */
+const WATCH_MS = 1000;
 
 export type NginxDriverOptions = {
   /** The nginx program (`nginx` on the PATH unless NGINX_BINARY says otherwise). */
@@ -51,13 +53,15 @@ function run(binary: string, args: string[]): Promise<{ ok: boolean; output: str
 }
 
 /** The nginx master this folder's pid file names, when it is alive and really nginx with this prefix. */
-export function runningNginxMaster(dir: string): number | null {
+export function runningNginxMaster(dir: string, known: number | null = null): number | null {
   const paths = nginxPaths(dir);
   let pid: number;
   try {
     pid = Number.parseInt(fs.readFileSync(paths.pid, 'utf8'), 10);
   } catch {
-    return null;
+    // The folder is gone (deleted under a running edge): the master this edge last knew, if it still is one.
+    if (known === null) return null;
+    pid = known;
   }
   if (!Number.isInteger(pid) || pid <= 0) return null;
   try {
@@ -106,8 +110,8 @@ const alive = (pid: number) => {
 };
 
 /** Stops the nginx of this folder: gracefully (requests in flight finish) for up to `graceMs`, then at once. */
-export async function stopNginx(dir: string, graceMs = 3000): Promise<void> {
-  const pid = runningNginxMaster(dir);
+export async function stopNginx(dir: string, graceMs = 3000, known: number | null = null): Promise<void> {
+  const pid = runningNginxMaster(dir, known);
   if (!pid) return;
   process.kill(pid, 'SIGQUIT');
   for (const deadline = Date.now() + graceMs; Date.now() < deadline && alive(pid); ) await sleep(20);
@@ -134,6 +138,10 @@ export class NginxDriver {
   #again = false;
   #waiters: { version: number; resolve: () => void }[] = [];
   #stopped = false;
+  /** The master and workers as last seen: to stop nginx when its folder is gone, and to clear workers a killed master left. */
+  #master: number | null = null;
+  #workers: number[] = [];
+  #watchdog: NodeJS.Timeout | undefined;
 
   constructor(private readonly options: NginxDriverOptions) {
     this.paths = nginxPaths(options.dir);
@@ -165,6 +173,7 @@ export class NginxDriver {
     const adopted = runningNginxMaster(this.options.dir);
     if (adopted && keepRunningConfig && this.options.table().version === 0) {
       this.options.log(`adopting the running nginx (pid ${adopted}); its configuration stays until the route table is loaded`);
+      this.#seen();
       return;
     }
     const generation = await this.#render();
@@ -177,7 +186,36 @@ export class NginxDriver {
       if (!started.ok) throw new Error(`nginx did not start: ${started.output}`);
     }
     await this.#awaitGeneration(generation);
+    this.#seen();
     this.#served(this.options.table().version);
+  }
+
+  /** Notes the running master and its workers. */
+  #seen(): void {
+    this.#master = runningNginxMaster(this.options.dir, this.#master);
+    this.#workers = this.#master ? workersOf(this.#master) : [];
+  }
+
+  /**
+   * Brings nginx back when its master is gone (killed by hand or by the OOM killer): workers it left
+   * behind still hold the ports with the old configuration, so they are ended first.
+   */
+  watch(): void {
+    this.#watchdog = setInterval(() => {
+      if (this.#stopped || this.#applying || this.#master === null) return;
+      if (runningNginxMaster(this.options.dir, this.#master)) return;
+      this.options.log(`nginx (pid ${this.#master}) is gone; starting it again`);
+      for (const worker of this.#workers) {
+        try {
+          if (fs.readFileSync(`/proc/${worker}/cmdline`, 'utf8').startsWith('nginx: worker')) process.kill(worker, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+      this.#master = null;
+      this.schedule();
+    }, WATCH_MS);
+    this.#watchdog.unref();
   }
 
   #args(): string[] {
@@ -261,6 +299,7 @@ export class NginxDriver {
       await this.#awaitGeneration(generation);
       // Until the old workers leave, they still take requests on the connections they hold.
       await awaitLeaving(oldWorkers);
+      this.#seen();
       this.#served(version);
     } catch (error) {
       this.#error = (error as Error).message;
@@ -328,7 +367,8 @@ export class NginxDriver {
   async stop({ nginx = false } = {}): Promise<void> {
     this.#stopped = true;
     clearTimeout(this.#timer);
+    clearInterval(this.#watchdog);
     await this.#applying;
-    if (nginx) await stopNginx(this.options.dir);
+    if (nginx) await stopNginx(this.options.dir, 3000, this.#master);
   }
 }

@@ -10,7 +10,7 @@
  * written into the file: a name or path nginx could read as syntax never gets in (such a host is
  * left to the fallback, which serves it as the embedded edge does).
  */
-import type { Route, RouteTable, RouteUpstream, TlsCertificate } from '@launchbay/edge-protocol';
+import { IDENTITY_PATH, type Route, type RouteTable, type RouteUpstream, type TlsCertificate } from '@launchbay/edge-protocol';
 
 /** Set by nginx on what it sends to the fallback; the fallback listens on loopback only and believes them. */
 export const FALLBACK_SCHEME_HEADER = 'x-launchbay-edge-scheme';
@@ -183,6 +183,7 @@ export function renderNginxConfig(input: NginxRenderInput): string {
   out.line('# Do not edit: it is rewritten on every route change. Choose the driver in Settings.');
   if (input.user) out.line(`user ${input.user};`);
   out.line(`worker_processes ${input.workerProcesses ?? 'auto'};`);
+  out.line('worker_rlimit_nofile 65536;');
   out.line(`pid ${paths.pid};`);
   out.line(`error_log ${paths.errorLog} warn;`);
   out.block('events', () => out.line('worker_connections 8192;'));
@@ -203,7 +204,8 @@ export function renderNginxConfig(input: NginxRenderInput): string {
     out.line(
       `log_format launchbay escape=json '{${LOG_FIELDS.map(([name, variable]) => `"${name}":"${variable}"`).join(',')}}';`,
     );
-    out.line(input.accessLog ? `access_log ${paths.accessLog} launchbay;` : 'access_log off;');
+    // Buffered: one write per 64 KiB or per second, not one per request (the reader follows within a second).
+    out.line(input.accessLog ? `access_log ${paths.accessLog} launchbay buffer=64k flush=1s;` : 'access_log off;');
     // Streamed both ways (server-sent events, uploads), as the embedded edge does.
     out.line('proxy_http_version 1.1;');
     out.line('proxy_buffering off;');
@@ -263,6 +265,11 @@ export function renderNginxConfig(input: NginxRenderInput): string {
         out.line('deny all;');
         out.line('access_log off;');
         out.line(`return 200 "${input.generation}";`);
+      });
+      // The control plane asking who serves here is not traffic (the embedded edge does not log it either).
+      out.block(`location = ${IDENTITY_PATH}`, () => {
+        out.line('access_log off;');
+        toFallback();
       });
       out.block('location /', () => toFallback());
     });
@@ -354,8 +361,11 @@ export function renderNginxConfig(input: NginxRenderInput): string {
     for (const [servers, name] of upstreamBlocks) {
       out.block(`upstream ${name}`, () => {
         for (const server of servers.split(' ')) out.line(`server ${server};`);
+        // Enough idle connections per worker for a burst's concurrency: with fewer, nginx closes the
+        // surplus after each request and opens new ones (the app pays a connection per request).
+        out.line('keepalive 1024;');
+        out.line('keepalive_requests 100000;');
         // Below the 5 s a Node app keeps an idle connection, so nginx never reuses one the app is closing.
-        out.line('keepalive 64;');
         out.line('keepalive_timeout 4s;');
       });
     }

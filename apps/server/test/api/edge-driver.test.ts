@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { EdgeStatus, PlatformSettings, ProxyLogList } from '@launchbay/contract';
 import { edgePaths, readEdgeState } from '@launchbay/edge-protocol';
+import { waitUntil } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
@@ -51,19 +52,9 @@ function get(host: string, pathname = '/'): Promise<Answer> {
   });
 }
 
-async function until<T>(what: string, look: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      const value = await look();
-      if (value !== undefined) return value;
-    } catch {
-      // not yet
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(50);
-  }
-}
+/** Waits for `look` to answer something, counting a thrown error (the edge restarting) as not yet. */
+const until = <T>(what: string, look: () => Promise<T | undefined>) =>
+  waitUntil(() => look().catch(() => undefined), what, 15_000);
 
 const nginxPid = () => {
   try {
