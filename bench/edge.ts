@@ -555,7 +555,18 @@ async function main() {
       if (switched.status !== 200)
         throw new Error(`PUT /settings edge_driver nginx: ${switched.status} ${JSON.stringify(switched.body)}`);
       await untilServed(platform.edgePort, app.host, BODY);
-      const nginxSides = (target: Target) => ({ proxy: target.pids, app: appTree });
+      // The platform side here: its Node processes (the edge behind nginx reads nginx's access log) and
+      // PostgreSQL (where the proxy-log rows go): what logging every request costs.
+      const nginxSides = (target: Target) => ({
+        proxy: target.pids,
+        app: appTree,
+        platform: () => {
+          const others = new Set([...appTree(), ...nginxTree(platform.dataDir)]);
+          const edgeNow = readEdgeState(edgePaths(platform.dataDir).state)?.pid;
+          const mine = [...processTree(platform.process.pid), ...(edgeNow ? processTree(edgeNow) : [])];
+          return [...new Set(mine)].filter((pid) => !others.has(pid));
+        },
+      });
       const phase = summarize(
         await interleave(
           [

@@ -202,9 +202,9 @@ export class NginxDriver {
    */
   watch(): void {
     this.#watchdog = setInterval(() => {
-      if (this.#stopped || this.#applying || this.#master === null) return;
+      if (this.#stopped || this.#applying) return;
       if (runningNginxMaster(this.options.dir, this.#master)) return;
-      this.options.log(`nginx (pid ${this.#master}) is gone; starting it again`);
+      if (this.#master !== null) this.options.log(`nginx (pid ${this.#master}) is gone; starting it again`);
       for (const worker of this.#workers) {
         try {
           if (fs.readFileSync(`/proc/${worker}/cmdline`, 'utf8').startsWith('nginx: worker')) process.kill(worker, 'SIGKILL');
@@ -291,8 +291,7 @@ export class NginxDriver {
       const oldWorkers = master ? workersOf(master) : [];
       if (master) process.kill(master, 'SIGHUP');
       else {
-        // nginx went away under the edge (killed by hand): bring it back with the new configuration.
-        this.options.log('nginx is not running; starting it again');
+        // nginx went away under the edge (the watchdog said so): bring it back with the new configuration.
         const started = await run(this.options.binary, this.#args());
         if (!started.ok) throw new Error(`nginx did not start: ${started.output}`);
       }
@@ -302,8 +301,10 @@ export class NginxDriver {
       this.#seen();
       this.#served(version);
     } catch (error) {
-      this.#error = (error as Error).message;
-      this.options.log(`could not load the new nginx configuration: ${this.#error}`);
+      const reason = (error as Error).message;
+      // Said once per reason: the watchdog tries again every second while nginx cannot start.
+      if (reason !== this.#error) this.options.log(`could not load the new nginx configuration: ${reason}`);
+      this.#error = reason;
     }
   }
 
