@@ -81,10 +81,7 @@ export const edgeStatusSchema = z.object({
   port: z.number().int().nullable(),
   tls_port: z.number().int().nullable(),
   route_table_version: z.number().int().nullable().describe('The route table version being served (nginx: after its reload)'),
-  error: z
-    .string()
-    .nullable()
-    .describe('With nginx: why its last configuration was refused (the previous one keeps serving)'),
+  error: z.string().nullable().describe('With nginx: why its last configuration was refused (the previous one keeps serving)'),
   nginx: z.object({ installed: z.boolean(), version: z.string().nullable() }),
 });
 export type EdgeStatus = z.infer<typeof edgeStatusSchema>;

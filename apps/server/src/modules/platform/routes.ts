@@ -1,9 +1,9 @@
 import {
   accessInfoSchema,
   connectivitySchema,
-  edgeStatusSchema,
   dnsCheckRequestSchema,
   dnsCheckSchema,
+  edgeStatusSchema,
   healthSchema,
   publicIpSchema,
 } from '@launchbay/contract';
