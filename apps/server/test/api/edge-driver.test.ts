@@ -20,7 +20,6 @@ let api: Api;
 let admin: string;
 const apps: http.Server[] = [];
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function startApp(name: string): Promise<number> {
   const server = http.createServer((req, res) => res.end(`${name} ${req.url}`));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
