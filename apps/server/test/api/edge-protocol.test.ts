@@ -139,7 +139,10 @@ describe('the state file', () => {
       startedAt: '2026-01-01T00:00:00.000Z',
       protocolVersion: 1,
     };
-    expect(parseEdgeState(JSON.stringify(state))).toEqual(state);
+    // Written before there were drivers: the embedded edge.
+    expect(parseEdgeState(JSON.stringify(state))).toEqual({ ...state, driver: 'embedded' });
+    expect(parseEdgeState(JSON.stringify({ ...state, driver: 'nginx' }))).toEqual({ ...state, driver: 'nginx' });
+    expect(parseEdgeState(JSON.stringify({ ...state, driver: 'caddy' }))?.driver).toBe('embedded');
     expect(parseEdgeState('{')).toBeNull();
     expect(parseEdgeState(JSON.stringify({ ...state, pid: 0 }))).toBeNull();
     expect(parseEdgeState(JSON.stringify({ ...state, status: 'odd' }))).toBeNull();
