@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import https from 'node:https';
@@ -6,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { TLSSocket } from 'node:tls';
 import type { Route, TlsCertificate } from '@launchbay/edge-protocol';
+import { makeCertificate } from '@launchbay/testkit';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Edge, request, route, startEdge, startUpstream, type Upstream } from './helpers';
 
@@ -30,34 +30,9 @@ afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
 let made = 0;
 /** A self-signed certificate for these names, as the route table lists one. */
 function certificate(names: string[]): TlsCertificate & { pem: string } {
-  const base = path.join(dir, `cert-${++made}`);
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-days',
-      '2',
-      '-subj',
-      `/CN=${names[0]}`,
-      '-addext',
-      `subjectAltName=${names.map((name) => `DNS:${name}`).join(',')}`,
-      '-keyout',
-      `${base}.key`,
-      '-out',
-      `${base}.pem`,
-    ],
-    { stdio: 'ignore' },
-  );
-  fs.chmodSync(`${base}.key`, 0o600);
-  const pem = fs.readFileSync(`${base}.pem`, 'utf8');
-  const fingerprint = new X509Certificate(pem).fingerprint256.replaceAll(':', '').toLowerCase();
-  return { names, certFile: `${base}.pem`, keyFile: `${base}.key`, fingerprint, pem };
+  const { certFile, keyFile, cert } = makeCertificate(names, { dir, name: `cert-${++made}` });
+  const fingerprint = new X509Certificate(cert).fingerprint256.replaceAll(':', '').toLowerCase();
+  return { names, certFile, keyFile, fingerprint, pem: cert };
 }
 
 type Secure = { status: number; body: string; fingerprint: string; protocol: string | null };

@@ -1,3 +1,4 @@
+export * from './certificate';
 export * from './container-engine';
 export * from './external-postgres';
 export * from './git-host';

@@ -1,8 +1,9 @@
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
 import path from 'node:path';
+import { makeCertificate } from './certificate';
 import { freePort } from './port';
 import { waitUntil } from './wait';
 
@@ -69,32 +70,8 @@ export async function startPebble(
   } = { httpPort: 80 },
 ): Promise<Pebble> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-pebble-'));
-  const caFile = path.join(dir, 'pebble-https.pem');
-  const keyFile = path.join(dir, 'pebble-https.key');
   // Pebble ships no certificate for its own HTTPS listener: a self-signed one for 127.0.0.1 and localhost.
-  execFileSync(
-    'openssl',
-    [
-      'req',
-      '-x509',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:prime256v1',
-      '-nodes',
-      '-keyout',
-      keyFile,
-      '-out',
-      caFile,
-      '-days',
-      '2',
-      '-subj',
-      '/CN=pebble test listener',
-      '-addext',
-      'subjectAltName=IP:127.0.0.1,DNS:localhost',
-    ],
-    { stdio: 'ignore' },
-  );
+  const { certFile: caFile, keyFile } = makeCertificate(['127.0.0.1', 'localhost'], { dir, name: 'pebble-https' });
   const [acmePort, managementPort, dnsPort, challengeManagementPort] = [
     await freePort(),
     await freePort(),

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { makeCertificate } from './certificate';
 import { waitUntil } from './wait';
 
 /**
@@ -14,34 +14,12 @@ import { waitUntil } from './wait';
 
 export type TlsCertificate = { key: string; cert: string };
 
-/** A fresh self-signed certificate for localhost / 127.0.0.1, made with openssl into a temp folder. */
+/** A fresh self-signed certificate for localhost / 127.0.0.1 (its files are removed once read). */
 export function selfSignedCertificate(): TlsCertificate {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-smtp-cert-'));
   try {
-    execFileSync(
-      'openssl',
-      [
-        'req',
-        '-x509',
-        '-newkey',
-        'ec',
-        '-pkeyopt',
-        'ec_paramgen_curve:prime256v1',
-        '-nodes',
-        '-keyout',
-        path.join(dir, 'key.pem'),
-        '-out',
-        path.join(dir, 'cert.pem'),
-        '-days',
-        '2',
-        '-subj',
-        '/CN=localhost',
-        '-addext',
-        'subjectAltName=DNS:localhost,IP:127.0.0.1',
-      ],
-      { stdio: 'pipe' },
-    );
-    return { key: fs.readFileSync(path.join(dir, 'key.pem'), 'utf8'), cert: fs.readFileSync(path.join(dir, 'cert.pem'), 'utf8') };
+    const { key, cert } = makeCertificate(['localhost', '127.0.0.1'], { dir });
+    return { key, cert };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
