@@ -17,7 +17,7 @@ import { createPrincipalResolver } from './modules/auth/service';
 import { startCronScheduler } from './modules/crons/scheduler';
 import { deploymentLogWriter } from './modules/deployments/logs';
 import { adoptRunningDeployments, followRuntime, stopAllDeployments } from './modules/deployments/runtime-events';
-import { getSettings } from './modules/settings/service';
+import { followEdgeDriverSetting, getSettings } from './modules/settings/service';
 import { ensureFirstAdmin } from './modules/users/bootstrap';
 import { startBranchPoller } from './modules/webhooks/poller';
 import { PLATFORM_JOBS } from './platform-jobs';
@@ -114,13 +114,8 @@ export async function startPlatform(
     const crons = startCronScheduler(ctx, logger);
     const poller = startBranchPoller(ctx, logger);
     const edge = await edgeStarting;
-    // The setting is the truth (DATA_DIR/edge/driver only lets the edge start right before the database is up).
-    const wantedDriver = (await getSettings(ctx)).edge_driver;
-    if (edge.driver() !== wantedDriver) {
-      await edge
-        .setDriver(wantedDriver)
-        .catch((error: Error) => logger.error(`The ${wantedDriver} edge driver could not start: ${error.message}`));
-    }
+    const edgeDriver = followEdgeDriverSetting(ctx, (message) => logger.error(message));
+    await edgeDriver.ready;
     let stopping: Promise<void> | undefined;
     return {
       app,
@@ -131,6 +126,7 @@ export async function startPlatform(
       edge,
       stop(options) {
         stopping ??= (async () => {
+          edgeDriver.stop();
           await edge.stop(options);
           await crons.stop();
           await poller.stop();

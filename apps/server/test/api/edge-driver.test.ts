@@ -164,6 +164,26 @@ describe('the edge driver setting', { timeout: 120_000 }, () => {
     expect(alive(master)).toBe(false);
   });
 
+  it('another node on the same database follows the setting changed on the first', async () => {
+    const connection = platform.embedded?.connection;
+    const host = String(connection?.host ?? '');
+    const databaseUrl =
+      platform.databaseUrl ??
+      `postgres://${encodeURIComponent(String(connection?.user))}:${encodeURIComponent(String(connection?.password))}@localhost:${connection?.port}/${connection?.database}?host=${encodeURIComponent(host)}`;
+    const other = await startTestPlatform({ DATABASE_URL: databaseUrl });
+    try {
+      expect(other.ctx.edge.current()?.driver).toBe('embedded');
+      const switched = await api.call('PUT', '/settings', { token: admin, body: { edge_driver: 'nginx' } });
+      expect(switched.status, JSON.stringify(switched.body)).toBe(200);
+      await waitUntil(() => other.ctx.edge.current()?.driver === 'nginx', 'the other node to switch to nginx', 30_000, 200);
+      const back = await api.call('PUT', '/settings', { token: admin, body: { edge_driver: 'embedded' } });
+      expect(back.status).toBe(200);
+      await waitUntil(() => other.ctx.edge.current()?.driver === 'embedded', 'the other node to switch back', 30_000, 200);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('refuses a driver it does not know, and nginx where nginx is not installed, changing nothing', async () => {
     const unknown = await api.call<ApiError>('PUT', '/settings', { token: admin, body: { edge_driver: 'caddy' } });
     expect(unknown.status).toBe(400);

@@ -106,3 +106,38 @@ export async function updateSettings(
   cache.delete(ctx.db);
   return getSettings(ctx);
 }
+
+/** How often a node looks whether another node changed the edge driver setting. */
+const EDGE_DRIVER_FOLLOW_MS = 10_000;
+
+/**
+ * Keeps this node's edge on the `edge_driver` setting: at start (DATA_DIR/edge/driver only lets the
+ * edge start before the database is up) and when the setting changes, on whichever node it was
+ * changed (the node that took the request switched already, so there it is a no-op). Only a change
+ * of the setting is followed, so a switch under way on this node is never undone by a stale read.
+ */
+export function followEdgeDriverSetting(
+  ctx: Pick<AppContext, 'db' | 'config' | 'edge'>,
+  log: (message: string) => void,
+): { ready: Promise<void>; stop(): void } {
+  let seen: PlatformSettings['edge_driver'] | null = null;
+  let busy = false;
+  const follow = async () => {
+    if (busy) return;
+    busy = true;
+    try {
+      const wanted = (await getSettings(ctx)).edge_driver;
+      if (wanted === seen) return;
+      seen = wanted;
+      if (ctx.edge.driver() === wanted) return;
+      await ctx.edge.setDriver(wanted);
+    } catch (error) {
+      log(`The edge could not follow the edge driver setting: ${(error as Error).message}`);
+    } finally {
+      busy = false;
+    }
+  };
+  const timer = setInterval(() => void follow(), EDGE_DRIVER_FOLLOW_MS);
+  timer.unref();
+  return { ready: follow(), stop: () => clearInterval(timer) };
+}
