@@ -1,36 +1,15 @@
-import {
-  type Connectivity,
-  type CurrentUser,
-  type DnsCheck,
-  LETS_ENCRYPT_DIRECTORY,
-  type PlatformSettings,
-} from '@launchbay/contract';
+import type { Connectivity, CurrentUser, DnsCheck } from '@launchbay/contract';
 import { screen, within } from '@testing-library/react';
 import { MemoryRouter } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '@/lib/toast';
+import { platformSettings } from '@/test/fixtures';
 import { renderWithProviders } from '@/test/render';
 import ConnectivityPage from './connectivity-page';
 
 vi.mock('@/lib/toast', () => ({ toast: { success: vi.fn(), error: vi.fn(), info: vi.fn(), warning: vi.fn() } }));
 
-const SETTINGS: PlatformSettings = {
-  external_url: null,
-  base_domain: 'apps.example.com',
-  access_mode: 'direct',
-  acme_directory_url: LETS_ENCRYPT_DIRECTORY,
-  acme_contact_email: null,
-  certificate_renewal_days: 30,
-  log_retention_days: 30,
-  analytics_retention_days: 90,
-  audit_retention_days: 365,
-  kept_builds_per_environment: 7,
-  preview_environments_enabled: false,
-  preview_address_template: 'pr-{number}-{project}',
-  git_poll_interval_seconds: 60,
-  edge_driver: 'embedded',
-  allow_private_network_targets: false,
-};
+const SETTINGS = platformSettings({ base_domain: 'apps.example.com', access_mode: 'direct' });
 
 const ADMIN: CurrentUser = {
   id: 1,

@@ -1,8 +1,9 @@
-import { type Domain, LETS_ENCRYPT_DIRECTORY, type PlatformSettings } from '@launchbay/contract';
+import type { Domain } from '@launchbay/contract';
 import { screen, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '@/lib/toast';
+import { platformSettings } from '@/test/fixtures';
 import { renderWithProviders } from '@/test/render';
 import DomainPage, { DOMAIN_DELETED } from './domain-page';
 import { CERTIFICATE_ISSUED } from './order-card';
@@ -10,23 +11,7 @@ import { domainFixture, FINGERPRINT, OTHER_FINGERPRINT, stubApi, TXT_VALUE, wild
 
 vi.mock('@/lib/toast', () => ({ toast: { success: vi.fn(), error: vi.fn(), info: vi.fn(), warning: vi.fn() } }));
 
-const SETTINGS: PlatformSettings = {
-  external_url: null,
-  base_domain: null,
-  access_mode: 'local',
-  acme_directory_url: LETS_ENCRYPT_DIRECTORY,
-  acme_contact_email: null,
-  certificate_renewal_days: 21,
-  log_retention_days: 30,
-  analytics_retention_days: 90,
-  audit_retention_days: 365,
-  kept_builds_per_environment: 7,
-  preview_environments_enabled: false,
-  preview_address_template: 'pr-{number}-{project}',
-  git_poll_interval_seconds: 60,
-  edge_driver: 'embedded',
-  allow_private_network_targets: false,
-};
+const SETTINGS = platformSettings({ certificate_renewal_days: 21 });
 
 function renderPage(path = '/domains/7') {
   return renderWithProviders(

@@ -1,15 +1,9 @@
-import {
-  type CurrentUser,
-  LETS_ENCRYPT_DIRECTORY,
-  type PlatformSettings,
-  type ProjectDetail,
-  type WebhookDelivery,
-} from '@launchbay/contract';
+import type { CurrentUser, PlatformSettings, ProjectDetail, WebhookDelivery } from '@launchbay/contract';
 import { screen, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '@/lib/toast';
-import { providerProject } from '@/test/fixtures';
+import { platformSettings, providerProject } from '@/test/fixtures';
 import { renderWithProviders } from '@/test/render';
 import SettingsGitPage from './settings-git-page';
 
@@ -19,23 +13,7 @@ const NOW = new Date().toISOString();
 
 const PROJECT: ProjectDetail = providerProject({ previews_enabled: false });
 
-const SETTINGS: PlatformSettings = {
-  external_url: 'https://launchbay.example.com',
-  base_domain: null,
-  access_mode: 'local',
-  acme_directory_url: LETS_ENCRYPT_DIRECTORY,
-  acme_contact_email: null,
-  certificate_renewal_days: 30,
-  log_retention_days: 30,
-  analytics_retention_days: 90,
-  audit_retention_days: 365,
-  kept_builds_per_environment: 7,
-  preview_environments_enabled: false,
-  preview_address_template: 'pr-{number}-{project}',
-  git_poll_interval_seconds: 120,
-  edge_driver: 'embedded',
-  allow_private_network_targets: false,
-};
+const SETTINGS = platformSettings({ external_url: 'https://launchbay.example.com', git_poll_interval_seconds: 120 });
 
 const user = (roles: CurrentUser['roles']): CurrentUser => ({
   id: 1,
