@@ -155,6 +155,18 @@ async function main(): Promise<void> {
       driverError: nginx?.error ?? null,
     }),
   });
+  // The routes are in before the port is taken, when the database answers soon: an edge that takes
+  // over (a restart, a switch of driver) then serves every app from its first request instead of
+  // answering "no app here" until the table arrives.
+  const firstTable = new Promise<void>((resolve) => {
+    const off = routes.onChange(() => {
+      off();
+      resolve();
+    });
+    setTimeout(resolve, FIRST_TABLE_WAIT_MS).unref();
+  });
+  source.start();
+  await firstTable;
   if (behindNginx) {
     try {
       const started = await startNginx();
@@ -172,7 +184,6 @@ async function main(): Promise<void> {
   log(
     `${behindNginx ? 'nginx listens' : 'listening'} on ${config.host}:${port} (HTTPS ${tlsPort ?? 'off'}) for ${config.dataDir}`,
   );
-  if (!behindNginx) source.start(); // behind nginx it started before nginx did
   if (config.proxyLog) proxyLog.start();
   accessLog?.start();
 
@@ -206,17 +217,6 @@ async function main(): Promise<void> {
     });
     nginx = driver;
     // The proxy's own listener (registered first) has loaded the certificates by the time this runs.
-    // nginx's first configuration has the routes in it, when the database answers soon: an nginx
-    // taking over from the embedded edge then serves every app from its first request.
-    const loaded = new Promise<void>((resolve) => {
-      const off = routes.onChange(() => {
-        off();
-        resolve();
-      });
-      setTimeout(resolve, FIRST_TABLE_WAIT_MS).unref();
-    });
-    source.start();
-    await loaded;
     routes.onChange(() => driver.schedule());
     healthChanged = () => driver.schedule();
     await driver.start({ keepRunningConfig: adopting });
