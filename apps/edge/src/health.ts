@@ -6,7 +6,6 @@ import {
   type RouteUpstream,
   UPSTREAM_HEALTH_UPSERT_SQL,
 } from '@launchbay/edge-protocol';
-import type { ProxyLogSink } from './proxy-log-writer';
 import { upstreamKey, upstreamLabel } from './upstreams';
 
 /** Failed checks in a row before an upstream gets no more requests; one good answer brings it back. */
@@ -134,6 +133,9 @@ export class HealthChecks {
   }
 }
 
+/** What the health writer needs of a database connection: one parameterised statement at a time. */
+export type StatementSink = { unsafe(query: string, parameters: unknown[]): PromiseLike<unknown> };
+
 /**
  * Writes health changes to the database for the console, the latest per upstream; while the
  * database is away they wait (only the latest of each) and go when it is back.
@@ -144,7 +146,7 @@ export class HealthReportWriter {
   #timer: NodeJS.Timeout;
 
   constructor(
-    private readonly sink: () => ProxyLogSink | undefined,
+    private readonly sink: () => StatementSink | undefined,
     private readonly log: (message: string) => void,
   ) {
     this.#timer = setInterval(() => void this.flush(), 2000);

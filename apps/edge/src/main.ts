@@ -21,7 +21,7 @@ import { HealthChecks, HealthReportWriter } from './health';
 import { NginxAccessLog } from './nginx/access-log';
 import { NginxDriver, runningNginxMaster, stopNginx } from './nginx/driver';
 import { createProxyServer } from './proxy';
-import { ProxyLogWriter } from './proxy-log-writer';
+import { ProxyLogWriter, postgresProxyLogSink } from './proxy-log-writer';
 import { PgRouteSource } from './route-source';
 import { RouteTableHolder } from './route-table';
 import { acquireState, releaseState, updateState } from './state-file';
@@ -116,7 +116,10 @@ async function main(): Promise<void> {
 
   const routes = new RouteTableHolder();
   const source = new PgRouteSource(paths.database, routes, log);
-  const proxyLog = new ProxyLogWriter({ sink: () => source.client, log });
+  const proxyLog = new ProxyLogWriter({
+    sink: () => (source.client ? postgresProxyLogSink(source.client) : undefined),
+    log,
+  });
   const healthReports = new HealthReportWriter(() => source.client, log);
   /** Behind nginx, a change of health rewrites its configuration (an unhealthy upstream is left out of it). */
   let healthChanged: () => void = () => undefined;

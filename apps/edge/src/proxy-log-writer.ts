@@ -1,14 +1,52 @@
 import {
   PROXY_LOG_BATCH_ROWS,
   PROXY_LOG_BUFFER_ROWS,
+  PROXY_LOG_COPY_SQL,
   PROXY_LOG_DROPS_INSERT_SQL,
   PROXY_LOG_FLUSH_MS,
-  PROXY_LOG_INSERT_SQL,
   type ProxyLogRow,
+  proxyLogCopyLine,
 } from '@launchbay/edge-protocol';
+import type postgres from 'postgres';
 
-/** What the writer needs of a database connection: one parameterised statement at a time. */
-export type ProxyLogSink = { unsafe(query: string, parameters: unknown[]): PromiseLike<unknown> };
+/** Where the writer puts what it has: batches of rows as COPY text lines, and episodes of rows it could not keep. */
+export type ProxyLogSink = {
+  copyRows(lines: Buffer): Promise<void>;
+  recordDrops(count: number, first: string | null, last: string | null): Promise<void>;
+};
+
+/** The sink on the edge's database connection: each batch is one COPY, each episode of drops one INSERT. */
+export function postgresProxyLogSink(client: postgres.Sql<Record<string, unknown>>): ProxyLogSink {
+  return {
+    async copyRows(lines) {
+      const query = client.unsafe(PROXY_LOG_COPY_SQL);
+      // postgres.js (3.4.9) never settles a COPY's stream when the server refuses the data after the
+      // last chunk (porsager/postgres#1173): the error only reaches the query's own reject, hooked here.
+      const refused = new Promise<never>((_resolve, reject) => {
+        const internal = query as unknown as { reject: (error: unknown) => void };
+        const original = internal.reject;
+        internal.reject = (error) => {
+          reject(error);
+          original(error);
+        };
+      });
+      refused.catch(() => undefined); // raced below; a refusal before the stream exists is thrown by writable()
+      const copy = await query.writable();
+      const written = new Promise<void>((resolve, reject) => {
+        copy.once('error', reject);
+        copy.once('finish', resolve);
+        copy.end(lines);
+      });
+      await Promise.race([written, refused]);
+    },
+    async recordDrops(count, first, last) {
+      await client.unsafe(PROXY_LOG_DROPS_INSERT_SQL, [count, first, last]);
+    },
+  };
+}
+
+/** SQLSTATE classes 22 (data exception) and 23 (integrity): the batch itself is refused, and would be again. */
+const refusedForItsData = (error: unknown) => /^2[23]/.test(String((error as { code?: unknown }).code ?? ''));
 
 export type ProxyLogWriterOptions = {
   /** The connected database, or undefined while it is away (rows wait meanwhile). */
@@ -21,14 +59,26 @@ export type ProxyLogWriterOptions = {
 
 export type ProxyLogWriterStats = { buffered: number; dropped: number; written: number };
 
+/** Rows wait as COPY lines in pages of this size: one page is one batch. */
+const PAGE_BYTES = 256 * 1024;
+
+/** A batch being filled or waiting: its COPY lines, off the JavaScript heap. */
+type Page = { bytes: Buffer; used: number; rows: number; firstAt: string; lastAt: string; sealed: boolean };
+
 /**
  * Keeps the edge's request log off the request path: `record` only appends to a bounded buffer,
  * and batches go to the database from a timer. When the database is slow or away the rows wait;
  * when the buffer is full new rows are dropped and counted, and the count is written as soon as
  * the database takes writes again, so the console can say how many requests went unlogged.
+ *
+ * A row is turned into its COPY line at once and copied into a page outside the JavaScript heap:
+ * the thousands of rows waiting for their batch are then no work for the garbage collector, which
+ * they were as objects (measured: a third of the edge's cost of logging a request).
  */
 export class ProxyLogWriter {
-  #buffer: ProxyLogRow[] = [];
+  /** Oldest first; the last one is being filled. */
+  #pages: Page[] = [];
+  #rows = 0;
   /** The flush under way: a second call waits for it (it writes whatever arrives meanwhile too). */
   #flushing: Promise<void> | null = null;
   #timer: NodeJS.Timeout | undefined;
@@ -51,16 +101,34 @@ export class ProxyLogWriter {
   }
 
   get stats(): ProxyLogWriterStats {
-    return { ...this.#stats, buffered: this.#buffer.length };
+    return { ...this.#stats, buffered: this.#rows };
   }
 
   record(row: ProxyLogRow): void {
-    if (this.#buffer.length >= this.#bufferRows) {
+    if (this.#rows >= this.#bufferRows) {
       this.#countDropped(1, row.at, row.at);
       return;
     }
-    this.#buffer.push(row);
-    if (this.#buffer.length >= this.#batchRows && !this.#flushing) void this.flush();
+    const line = proxyLogCopyLine(row);
+    // A UTF-16 code unit is at most 3 bytes of UTF-8: room for that is room enough.
+    const room = line.length * 3;
+    let page = this.#pages.at(-1);
+    if (!page || page.sealed || page.rows >= this.#batchRows || page.used + room > page.bytes.length) {
+      page = {
+        bytes: Buffer.allocUnsafe(Math.max(PAGE_BYTES, room)),
+        used: 0,
+        rows: 0,
+        firstAt: row.at,
+        lastAt: row.at,
+        sealed: false,
+      };
+      this.#pages.push(page);
+    }
+    page.used += page.bytes.write(line, page.used);
+    page.rows++;
+    page.lastAt = row.at;
+    this.#rows++;
+    if (page.rows >= this.#batchRows && !this.#flushing) void this.flush();
   }
 
   #countDropped(count: number, first: string, last: string): void {
@@ -82,7 +150,7 @@ export class ProxyLogWriter {
   }
 
   async #drain(): Promise<void> {
-    while (this.#buffer.length > 0 || this.#dropped > 0) {
+    while (this.#rows > 0 || this.#dropped > 0) {
       const sink = this.options.sink();
       if (!sink) return;
       if (!(await this.#writeBatch(sink))) return;
@@ -90,26 +158,38 @@ export class ProxyLogWriter {
   }
 
   async #writeBatch(sink: ProxyLogSink): Promise<boolean> {
-    const batch = this.#buffer.splice(0, this.#batchRows);
+    // The oldest page, sealed: rows recorded while it is written go to a new one.
+    const page = this.#pages[0];
+    if (page) page.sealed = true;
     try {
-      if (batch.length > 0) await sink.unsafe(PROXY_LOG_INSERT_SQL, [JSON.stringify(batch)]);
-      this.#stats.written += batch.length;
+      if (page) {
+        const rows = page.rows;
+        try {
+          await sink.copyRows(page.bytes.subarray(0, page.used));
+          this.#stats.written += rows;
+        } catch (error) {
+          if (!refusedForItsData(error)) throw error;
+          // Retrying a batch the database refuses for what it holds would stop every later row:
+          // it is counted as dropped (and said once), and the rows after it go on.
+          this.#countDropped(rows, page.firstAt, page.lastAt);
+          this.options.log(
+            `the database refused a batch of ${rows} proxy-log rows (${(error as Error).message}); counted as dropped`,
+          );
+        }
+        this.#pages.shift();
+        this.#rows -= rows;
+      }
       if (this.#dropped > 0) {
         const dropped = this.#dropped;
-        await sink.unsafe(PROXY_LOG_DROPS_INSERT_SQL, [dropped, this.#droppedFirst, this.#droppedLast]);
+        await sink.recordDrops(dropped, this.#droppedFirst, this.#droppedLast);
         this.#dropped -= dropped;
         if (this.#dropped === 0) this.#droppedFirst = null;
       }
       this.#lastProblem = '';
       return true;
     } catch (error) {
-      // Back to the front, in order; whatever no longer fits beside the newer rows is dropped (and counted).
-      const room = Math.max(0, this.#bufferRows - this.#buffer.length);
-      const kept = batch.slice(batch.length - Math.min(room, batch.length));
-      const lost = batch.length - kept.length;
-      if (lost > 0) this.#countDropped(lost, batch[0]?.at ?? '', batch[lost - 1]?.at ?? '');
-      this.#buffer.unshift(...kept);
-      const message = `cannot write proxy-log rows (${(error as Error).message}); ${this.#buffer.length} wait`;
+      // The batch stays first in line, as it was; the buffer's bound keeps applying to new rows.
+      const message = `cannot write proxy-log rows (${(error as Error).message}); ${this.#rows} wait`;
       if (message.replace(/\d+ wait$/, '') !== this.#lastProblem) this.options.log(message);
       this.#lastProblem = message.replace(/\d+ wait$/, '');
       return false;

@@ -1,4 +1,4 @@
-import { PROXY_LOG_DROPS_INSERT_SQL, PROXY_LOG_INSERT_SQL, type ProxyLogRow } from '@launchbay/edge-protocol';
+import type { ProxyLogRow } from '@launchbay/edge-protocol';
 import { describe, expect, it } from 'vitest';
 import { type ProxyLogSink, ProxyLogWriter } from '../src/proxy-log-writer';
 
@@ -23,18 +23,22 @@ const row = (i: number): ProxyLogRow => ({
   tlsVersion: null,
 });
 
-/** A database stand-in that records the statements it takes, and refuses them while `down`. */
+/** A database stand-in that records what it takes, and refuses it while `down`. */
 function recordingSink() {
   const sink = {
     down: false,
-    rows: [] as ProxyLogRow[],
+    /** The path of each row taken (the fourth field of its COPY line). */
+    paths: [] as string[],
     drops: [] as unknown[][],
-    unsafe(query: string, parameters: unknown[]) {
+    copyRows(lines: Buffer) {
       if (sink.down) return Promise.reject(new Error('connection refused'));
-      if (query === PROXY_LOG_INSERT_SQL) sink.rows.push(...(JSON.parse(parameters[0] as string) as ProxyLogRow[]));
-      else if (query === PROXY_LOG_DROPS_INSERT_SQL) sink.drops.push(parameters);
-      else return Promise.reject(new Error(`unexpected statement ${query}`));
-      return Promise.resolve([]);
+      for (const line of lines.toString('utf8').split('\n').slice(0, -1)) sink.paths.push(line.split('\t')[3] ?? '');
+      return Promise.resolve();
+    },
+    recordDrops(count: number, first: string | null, last: string | null) {
+      if (sink.down) return Promise.reject(new Error('connection refused'));
+      sink.drops.push([count, first, last]);
+      return Promise.resolve();
     },
   };
   return sink;
@@ -46,7 +50,7 @@ describe('the proxy-log writer', () => {
     const writer = new ProxyLogWriter({ sink: () => sink, log: () => undefined, batchRows: 3, bufferRows: 100 });
     for (let i = 0; i < 7; i++) writer.record(row(i));
     await writer.flush();
-    expect(sink.rows.map((r) => r.path)).toEqual(['/0', '/1', '/2', '/3', '/4', '/5', '/6']);
+    expect(sink.paths).toEqual(['/0', '/1', '/2', '/3', '/4', '/5', '/6']);
     expect(writer.stats).toEqual({ buffered: 0, dropped: 0, written: 7 });
   });
 
@@ -74,7 +78,7 @@ describe('the proxy-log writer', () => {
 
     sink.down = false;
     await writer.flush();
-    expect(sink.rows.map((r) => r.path)).toEqual(['/0', '/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8', '/9']);
+    expect(sink.paths).toEqual(['/0', '/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8', '/9']);
     expect(sink.drops).toEqual([[4, row(10).at, row(13).at]]);
     expect(writer.stats).toEqual({ buffered: 0, dropped: 4, written: 10 });
     await writer.flush();
@@ -83,7 +87,10 @@ describe('the proxy-log writer', () => {
 
   it('never blocks the caller: record returns at once even while a write hangs', async () => {
     let release: () => void = () => undefined;
-    const slow: ProxyLogSink = { unsafe: () => new Promise<void>((resolve) => (release = resolve)) };
+    const slow: ProxyLogSink = {
+      copyRows: () => new Promise<void>((resolve) => (release = resolve)),
+      recordDrops: () => Promise.resolve(),
+    };
     const writer = new ProxyLogWriter({ sink: () => slow, log: () => undefined, batchRows: 2, bufferRows: 5 });
     const started = performance.now();
     for (let i = 0; i < 1000; i++) writer.record(row(i));
@@ -91,5 +98,26 @@ describe('the proxy-log writer', () => {
     expect(writer.stats.buffered).toBeLessThanOrEqual(5);
     expect(writer.stats.dropped).toBeGreaterThan(990);
     release();
+  });
+
+  it('counts a batch the database refuses for what it holds as dropped, says so once, and goes on with the next', async () => {
+    const sink = recordingSink();
+    const refusing: ProxyLogSink = {
+      copyRows: (lines) =>
+        lines.includes('\t/bad\t')
+          ? Promise.reject(Object.assign(new Error('value out of range'), { code: '22003' }))
+          : sink.copyRows(lines),
+      recordDrops: (...args) => sink.recordDrops(...args),
+    };
+    const problems: string[] = [];
+    const writer = new ProxyLogWriter({ sink: () => refusing, log: (m) => problems.push(m), batchRows: 2, bufferRows: 10 });
+    writer.record(row(0));
+    writer.record({ ...row(1), path: '/bad' });
+    writer.record(row(2));
+    await writer.flush();
+    expect(sink.paths).toEqual(['/2']);
+    expect(sink.drops).toEqual([[2, row(0).at, row(1).at]]);
+    expect(writer.stats).toEqual({ buffered: 0, dropped: 2, written: 1 });
+    expect(problems).toEqual(['the database refused a batch of 2 proxy-log rows (value out of range); counted as dropped']);
   });
 });

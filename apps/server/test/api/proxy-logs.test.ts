@@ -143,6 +143,14 @@ describe('proxy logs', { timeout: 120_000 }, () => {
     expect((await list({ client_ip: '127.0.0.1', host })).logs.length).toBe(all.logs.length);
     expect((await list({ client_ip: '10.9.9.9' })).logs).toEqual([]);
     expect((await list({ project_id: project.id })).logs.every((row) => row.project_id === project.id)).toBe(true);
+    const environmentId = (all.logs[0] as ProxyLog).environment_id;
+    if (environmentId === null) throw new Error('the row has no environment');
+    expect((await list({ environment_id: environmentId, host })).logs.length).toBe(all.logs.length);
+    expect((await list({ environment_id: 999_999 })).logs).toEqual([]);
+    // Several filters at once all apply (one index lookup): this host's 4xx in this project and environment.
+    const combined = await list({ host, project_id: project.id, environment_id: environmentId, status_class: '4xx' });
+    expect(combined.logs.map((row) => row.id)).toEqual(errors.logs.map((row) => row.id));
+    expect((await list({ host, status_class: '4xx', status_code: 200 })).logs).toEqual([]);
 
     const newest = all.logs[0] as ProxyLog;
     const future = new Date(Date.now() + 3_600_000).toISOString();

@@ -1,6 +1,7 @@
 import type { ProxyLog, ProxyLogList, proxyLogQuerySchema } from '@launchbay/contract';
 import type { z } from 'zod';
 import type { AppContext } from '../../context';
+import { proxyLogFilterTokens } from './filter-tokens';
 
 type Query = z.output<typeof proxyLogQuerySchema>;
 
@@ -84,13 +85,17 @@ export async function listProxyLogs(ctx: AppContext, q: Query): Promise<ProxyLog
   const toTime = q.to ? new Date(q.to).getTime() : null;
   if (fromTime !== null) where.push(`l.created_at >= ${fromMs(param(fromTime))}`);
   if (toTime !== null) where.push(`l.created_at <= ${fromMs(param(toTime))}`);
-  if (q.status_class) where.push(`l.status_class = ${param(Number(q.status_class[0]))}`);
-  if (q.status_code !== undefined) where.push(`l.status = ${param(q.status_code)}`);
-  if (q.host) where.push(`l.host = ${param(q.host)}`);
+  // Every equality filter is a token of the GIN index; several at once are one containment test.
+  const tokens = [
+    q.host ? `h:${q.host}` : null,
+    q.client_ip ? `i:${q.client_ip}` : null,
+    q.project_id !== undefined ? `p:${q.project_id}` : null,
+    q.environment_id !== undefined ? `e:${q.environment_id}` : null,
+    q.status_class ? `c:${q.status_class[0]}` : null,
+    q.status_code !== undefined ? `s:${q.status_code}` : null,
+  ].filter((token) => token !== null);
+  if (tokens.length > 0) where.push(`${proxyLogFilterTokens('l.')} @> ${param(tokens)}::text[]`);
   if (q.path) where.push(`l.path LIKE ${param(`${escapeLike(q.path)}%`)}`);
-  if (q.client_ip) where.push(`l.client_ip = ${param(q.client_ip)}`);
-  if (q.project_id !== undefined) where.push(`l.project_id = ${param(q.project_id)}`);
-  if (q.environment_id !== undefined) where.push(`l.environment_id = ${param(q.environment_id)}`);
   const tail = q.after_id !== undefined;
   if (tail) where.push(`l.id > ${param(q.after_id)}`);
   if (q.cursor && !tail) {
