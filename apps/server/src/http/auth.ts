@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context';
-import { type App, ROLE_LEVEL, roleLevel } from '../lib/http';
+import type { AppContext, CredentialCheck } from '../context';
+import { type Access, type App, ROLE_LEVEL, roleLevel } from '../lib/http';
 import { requiredPermission } from '../modules/api-keys/permissions';
 import { SESSION_COOKIE } from '../modules/auth/service';
 import { getSettings } from '../modules/settings/service';
@@ -22,47 +22,80 @@ export function requestToken(request: FastifyRequest): string | undefined {
   return request.cookies[SESSION_COOKIE];
 }
 
-async function authorise(ctx: AppContext, request: FastifyRequest, reply: FastifyReply) {
-  const config = request.routeOptions.config;
-  // Decide by the route that matched, never by the raw URL: the router decodes the path, so
-  // '/%61pi/users' reaches the '/api/users' route while its raw URL does not start with '/api/'.
-  const route = request.routeOptions.url;
-  if (!route?.startsWith('/api/') || route === '/api/docs' || route.startsWith('/api/docs/') || !config || request.is404) return;
-  const token = requestToken(request);
-  const check = token ? await ctx.principals.resolve(token, request.ip) : { principal: null };
+type Refusal = { status: 401 | 403; body: { detail: string; missing_permission?: string } };
+
+/** The route's verdict on a principal (null: let it through). */
+function refusalFor(request: FastifyRequest, route: string, access: Access, check: CredentialCheck): Refusal | null {
+  if (access === 'public') return null;
+  const principal = check.principal;
+  if (!principal) return { status: 401, body: { detail: ('refusal' in check && check.refusal) || 'Authentication Required' } };
+  if (roleLevel(principal.roles) < ROLE_LEVEL[access]) {
+    const detail =
+      access === 'admin'
+        ? 'You need the admin role for this'
+        : `Your role (${principal.roles.join(', ') || 'none'}) is read-only: you need the ${access} role for this`;
+    return { status: 403, body: { detail } };
+  }
+  const key = principal.apiKey;
+  if (key) {
+    const needed = requiredPermission(request.method, route);
+    if (needed === 'session-only') {
+      return { status: 403, body: { detail: 'API keys cannot change account security or sign out: use a signed-in session' } };
+    }
+    if (needed === 'unmapped') return { status: 403, body: { detail: 'No API key permission covers this route' } };
+    if (needed && !key.permissions.includes(needed)) {
+      return { status: 403, body: { detail: `This API key lacks the ${needed} permission`, missing_permission: needed } };
+    }
+  }
+  return null;
+}
+
+/** Only a browser's cookie-borne change needs the settings (the cross-site check); a cached read needs no await at all. */
+async function decideSlowly(
+  ctx: AppContext,
+  request: FastifyRequest,
+  route: string,
+  access: Access,
+  checking: CredentialCheck | Promise<CredentialCheck>,
+): Promise<Refusal | null> {
+  const check = await checking;
   request.principal = check.principal;
-  const access = config.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'reader' : 'user');
   // A browser sends the session cookie by itself; a bearer token has to be put there by a program.
   if (!SAFE_METHODS.has(request.method) && !request.headers.authorization) {
     const settings = await getSettings(ctx);
     const refusal = crossSiteRefusal(request, [settings.external_url, ctx.config.publicUrl]);
-    if (refusal) return sendError(reply, 403, { detail: refusal });
+    if (refusal) return { status: 403, body: { detail: refusal } };
   }
-  if (access === 'public') return;
-  if (!request.principal) {
-    return sendError(reply, 401, { detail: ('refusal' in check && check.refusal) || 'Authentication Required' });
+  return refusalFor(request, route, access, check);
+}
+
+/** Callback-style, so the common case (a cached credential reading a route) passes without a promise. */
+function authorise(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  const config = request.routeOptions.config;
+  // Decide by the route that matched, never by the raw URL: the router decodes the path, so
+  // '/%61pi/users' reaches the '/api/users' route while its raw URL does not start with '/api/'.
+  const route = request.routeOptions.url;
+  if (!route?.startsWith('/api/') || route === '/api/docs' || route.startsWith('/api/docs/') || !config || request.is404) {
+    done();
+    return;
   }
-  if (roleLevel(request.principal.roles) < ROLE_LEVEL[access]) {
-    const detail =
-      access === 'admin'
-        ? 'You need the admin role for this'
-        : `Your role (${request.principal.roles.join(', ') || 'none'}) is read-only: you need the ${access} role for this`;
-    return sendError(reply, 403, { detail });
+  const access: Access = config.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'reader' : 'user');
+  const token = requestToken(request);
+  const checking = token ? ctx.principals.resolve(token, request.ip) : { principal: null };
+  const answer = (refusal: Refusal | null): void => {
+    // A refusal is the answer: the hook then ends without done() (Fastify's rule for callback hooks).
+    if (refusal) sendError(reply, refusal.status, refusal.body);
+    else done();
+  };
+  if (!(checking instanceof Promise) && SAFE_METHODS.has(request.method)) {
+    request.principal = checking.principal;
+    answer(refusalFor(request, route, access, checking));
+    return;
   }
-  const key = request.principal.apiKey;
-  if (key) {
-    const needed = requiredPermission(request.method, route);
-    if (needed === 'session-only') {
-      return sendError(reply, 403, { detail: 'API keys cannot change account security or sign out: use a signed-in session' });
-    }
-    if (needed === 'unmapped') return sendError(reply, 403, { detail: 'No API key permission covers this route' });
-    if (needed && !key.permissions.includes(needed)) {
-      return sendError(reply, 403, { detail: `This API key lacks the ${needed} permission`, missing_permission: needed });
-    }
-  }
+  decideSlowly(ctx, request, route, access, checking).then(answer, done);
 }
 
 export function registerAuthorisation(app: App, ctx: AppContext) {
   app.decorateRequest('principal', null);
-  app.addHook('onRequest', (request, reply) => authorise(ctx, request, reply));
+  app.addHook('onRequest', (request, reply, done) => authorise(ctx, request, reply, done));
 }

@@ -1,4 +1,4 @@
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest, onResponseHookHandler, onSendHookHandler } from 'fastify';
 import type { AppContext } from '../../context';
 import {
   openRequestTransaction,
@@ -130,6 +130,9 @@ declare module 'fastify' {
   }
 }
 
+/** A route option's hooks as a list (Fastify takes one function or several). */
+const hookList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
+
 const isMutatingApiRoute = (method: string | string[], url: string) =>
   url.startsWith('/api/') && (Array.isArray(method) ? method : [method]).some((m) => MUTATIONS.has(m));
 
@@ -187,9 +190,13 @@ function auditEvent(
 }
 
 export function registerAuditHooks(app: App, ctx: AppContext) {
-  // Every mutating API route runs in one transaction with its audit row (unless it opts out).
+  // Every mutating API route gets the audit hooks (as its own hooks: reads, most requests, run none)
+  // and runs in one transaction with its audit row (unless it opts out).
   app.addHook('onRoute', (route) => {
-    if (!isMutatingApiRoute(route.method, route.url) || route.config?.transaction === false) return;
+    if (!isMutatingApiRoute(route.method, route.url)) return;
+    route.onSend = [...hookList(route.onSend), auditOnSend];
+    route.onResponse = [...hookList(route.onResponse), rollBackLeftover];
+    if (route.config?.transaction === false) return;
     const handler = route.handler;
     route.handler = async function transactional(this: unknown, request, reply) {
       const transaction = await openRequestTransaction(ctx.db);
@@ -230,21 +237,21 @@ export function registerAuditHooks(app: App, ctx: AppContext) {
   }
 
   // Written before the answer leaves, so a client that sees a success can always find its row.
-  // Callback-style: a read (most requests) passes straight through without a promise.
-  app.addHook('onSend', (request, reply, payload, done) => {
+  // Callback-style: a route with several methods passes its reads straight through without a promise.
+  const auditOnSend: onSendHookHandler = (request, reply, payload, done) => {
     const routeUrl = request.routeOptions.url;
     if (!routeUrl || request.is404 || !isMutatingApiRoute(request.method, routeUrl)) return done(null, payload);
     settle(request, reply, payload, routeUrl).then(
       () => done(null, payload),
       (error: Error) => done(error),
     );
-  });
+  };
 
   // Should never find work: every answer passes onSend. A safety net so a connection is never kept.
-  app.addHook('onResponse', (request, _reply, done) => {
+  const rollBackLeftover: onResponseHookHandler = (request, _reply, done) => {
     const transaction = request.requestTransaction;
     if (!transaction?.tx) return done();
     request.log.warn({ url: request.url }, 'request transaction still open after the answer: rolled back');
     transaction.rollback().then(() => done());
-  });
+  };
 }
