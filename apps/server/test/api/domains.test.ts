@@ -13,7 +13,7 @@ import {
 } from '@launchbay/contract';
 import { freePort, type Pebble, startPebble } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renewDueCertificates } from '../../src/modules/domains/jobs';
+import { renewDueCertificates, watchDnsChallenges } from '../../src/modules/domains/jobs';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
@@ -228,6 +228,51 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     // The edge serves it for any one name under the wildcard (SNI).
     expect(finalized.body).toMatchObject({ status: 'active', served: { status: 'match' } });
     await pebble.clearTxt('_acme-challenge.wild.example.test');
+  });
+
+  it('a provisioned wildcard gets its certificate once its TXT record shows up, and fails with the reason when its order expires first', async () => {
+    const wildcard = '*.watched.example.test';
+    const created = await api.call<Domain>('POST', '/domains', { token: admin, body: { domain: wildcard } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const provisioned = await api.call<Domain>('POST', `/domains/${created.body.id}/provision`, { token: admin });
+    expect(provisioned.status, JSON.stringify(provisioned.body)).toBeLessThan(300);
+    const waiting = await until('the TXT record to create', async () => {
+      const domain = await getDomain(created.body.id);
+      return domain.dns_records.some((record) => record.type === 'TXT') ? domain : undefined;
+    });
+    expect(waiting.status).toBe('provisioning');
+    const txt = waiting.dns_records.find((record) => record.type === 'TXT');
+    // Nothing to finalize yet: the watch leaves it waiting.
+    expect(await watchDnsChallenges(platform.ctx)).toBe('DNS-01: 0 ready (certificate queued), 1 waiting, 0 expired');
+    expect((await getDomain(created.body.id)).status).toBe('provisioning');
+
+    // The record appears: the next watch gets the certificate without anyone pressing finalize (the
+    // minute's own run may come first: either way it is the watch).
+    await pebble.setTxt('_acme-challenge.watched.example.test', txt?.value ?? '');
+    await watchDnsChallenges(platform.ctx);
+    // Active as soon as it is stored; what the edge serves is checked right after.
+    const issued = await until('the certificate, served', async () => {
+      const domain = await getDomain(created.body.id);
+      return domain.status === 'active' && domain.served.status !== null ? domain : undefined;
+    });
+    expect(issued.served.status).toBe('match');
+    await pebble.clearTxt('_acme-challenge.watched.example.test');
+
+    // Another one whose record never comes: once its order has expired it says so, never "provisioning" for ever.
+    const forgotten = await api.call<Domain>('POST', '/domains', { token: admin, body: { domain: '*.forgotten.example.test' } });
+    await api.call('POST', `/domains/${forgotten.body.id}/provision`, { token: admin });
+    await until('its order', async () =>
+      (await getDomain(forgotten.body.id)).dns_records.some((record) => record.type === 'TXT') ? true : undefined,
+    );
+    await platform.ctx.pool.query("UPDATE domain_orders SET expires_at = now() - interval '1 minute' WHERE domain_id = $1", [
+      forgotten.body.id,
+    ]);
+    await watchDnsChallenges(platform.ctx);
+    const failed = await getDomain(forgotten.body.id);
+    expect(failed.status).toBe('failed');
+    expect(failed.last_error).toMatch(
+      /^The order expired on .+ before the TXT record was found \(No TXT record _acme-challenge\.forgotten\.example\.test yet: create it with the value ".+"\)\. Create the record, then provision again\.$/,
+    );
   });
 
   it('renews by itself inside the renewal window; a renewal that fails is retried later and raises its alert', async () => {

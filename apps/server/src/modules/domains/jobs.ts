@@ -9,6 +9,7 @@ import {
   checkServedCertificate,
   currentOrNewOrder,
   type DomainRow,
+  dnsChallengeState,
   finalizeDomainOrder,
   getDomainRow,
   issueCertificate,
@@ -46,11 +47,19 @@ export const certificateQueue = defineQueue({
       } else {
         const order = await currentOrNewOrder(job.ctx, row);
         if (payload.reason === 'provision') {
-          await job.log(`Waiting for the TXT record${order.challenges.map((c) => ` ${c.dns_name}`).join(',')}`);
-          return;
+          const { state, missing } = await dnsChallengeState(job.ctx, await getDomainRow(job.ctx, row.id));
+          if (state !== 'ready') {
+            // The watch (domains.dns_challenges) finalizes as soon as the record shows up.
+            await job.log(
+              `Waiting for the TXT record${order.challenges.map((c) => ` ${c.dns_name}`).join(',')}: ${missing.join('; ')}`,
+            );
+            return;
+          }
         }
-        await finalizeDomainOrder(job.ctx, await getDomainRow(job.ctx, row.id));
-        await job.log('Renewed with the TXT record in place');
+        const domain = await finalizeDomainOrder(job.ctx, await getDomainRow(job.ctx, row.id));
+        await job.log(
+          `${payload.reason === 'renew' ? 'Renewed' : 'Issued'} with the TXT record in place; expires ${domain.expires_at}`,
+        );
       }
     } catch (error) {
       const message = (error as Error).message;
@@ -109,6 +118,36 @@ export const certificateRenewal = definePeriodicTask({
     return renewDueCertificates(job.ctx);
   },
 });
+
+/**
+ * Every minute: a wildcard (DNS-01) domain waiting for its TXT record gets its certificate as soon
+ * as the record is visible, without anyone coming back to press a button, and is marked failed
+ * with the reason once its order expires without it; it never stays "provisioning" unnoticed.
+ */
+export const dnsChallengeWatch = definePeriodicTask({
+  name: 'domains.dns_challenges',
+  cron: '* * * * *',
+  async run(job) {
+    return watchDnsChallenges(job.ctx);
+  },
+});
+
+export async function watchDnsChallenges(ctx: AppContext): Promise<string> {
+  const waiting = await ctx.db
+    .select()
+    .from(domains)
+    .where(and(eq(domains.challengeType, 'dns-01'), eq(domains.status, 'provisioning'), isNull(domains.fingerprint)));
+  const counts = { ready: 0, waiting: 0, expired: 0 };
+  for (const row of waiting) {
+    const { state } = await dnsChallengeState(ctx, row);
+    if (state === 'ready') {
+      await enqueueCertificate(ctx, row.id, 'provision');
+      counts.ready++;
+    } else if (state === 'waiting') counts.waiting++;
+    else if (state === 'expired') counts.expired++;
+  }
+  return `DNS-01: ${counts.ready} ready (certificate queued), ${counts.waiting} waiting, ${counts.expired} expired`;
+}
 
 export async function renewDueCertificates(ctx: AppContext): Promise<string> {
   const settings = await getSettings(ctx);

@@ -19,6 +19,7 @@ import {
 } from '../../engine/edge/acme';
 import { resolveTxt } from '../../lib/dns';
 import { badRequest, conflict, HttpError, notFound, validationError } from '../../lib/errors';
+import { detectPublicIp } from '../../lib/public-ip';
 import { toIso, toIsoOrNull } from '../../lib/time';
 import { publishRoutes } from '../deployments/service';
 import { getSettings } from '../settings/service';
@@ -53,7 +54,8 @@ function orderDto(order: OrderRow): DomainOrder {
 
 /** The records to create at the DNS provider: the name (or wildcard) pointing here, and a pending DNS-01 TXT. */
 function dnsRecords(ctx: AppContext, row: DomainRow, order: OrderRow | undefined): Domain['dns_records'] {
-  const ip = ctx.config.publicIp ?? "this server's public IP address";
+  // The same address /setup/connectivity shows: PUBLIC_IP, else the machine's own public one.
+  const ip = detectPublicIp(ctx.config.publicIp).ip ?? "this server's public IP address";
   const records: Domain['dns_records'] = [
     {
       type: 'A',
@@ -297,24 +299,62 @@ export async function deleteDomainOrder(ctx: AppContext, row: DomainRow): Promis
   await publishAfter(ctx);
 }
 
-/** DNS-01: every TXT record must be visible before the CA is asked (it would fail the order otherwise). */
-async function assertTxtRecords(ctx: AppContext, order: OrderRow): Promise<void> {
+/** DNS-01: what is still missing of the order's TXT records, each said as the user should read it (none: all visible). */
+async function missingTxtRecords(ctx: AppContext, order: OrderRow): Promise<string[]> {
+  const missing: string[] = [];
   for (const challenge of order.challenges) {
     if (challenge.type !== 'dns-01' || !challenge.dnsName || !challenge.dnsValue || challenge.status === 'valid') continue;
-    const found = await resolveTxt(challenge.dnsName, ctx.config.dnsServers).catch((error: Error) => {
-      throw badRequest(`The TXT record ${challenge.dnsName} could not be looked up: ${error.message}`);
-    });
+    let found: string[];
+    try {
+      found = await resolveTxt(challenge.dnsName, ctx.config.dnsServers);
+    } catch (error) {
+      missing.push(`The TXT record ${challenge.dnsName} could not be looked up: ${(error as Error).message}`);
+      continue;
+    }
     if (!found.includes(challenge.dnsValue)) {
-      throw validationError([
-        {
-          path: 'dns',
-          message: found.length
-            ? `TXT ${challenge.dnsName} is ${found.map((v) => `"${v}"`).join(', ')}, not "${challenge.dnsValue}" yet`
-            : `No TXT record ${challenge.dnsName} yet: create it with the value "${challenge.dnsValue}"`,
-        },
-      ]);
+      missing.push(
+        found.length
+          ? `TXT ${challenge.dnsName} is ${found.map((v) => `"${v}"`).join(', ')}, not "${challenge.dnsValue}" yet`
+          : `No TXT record ${challenge.dnsName} yet: create it with the value "${challenge.dnsValue}"`,
+      );
     }
   }
+  return missing;
+}
+
+/** DNS-01: every TXT record must be visible before the CA is asked (it would fail the order otherwise). */
+async function assertTxtRecords(ctx: AppContext, order: OrderRow): Promise<void> {
+  const missing = await missingTxtRecords(ctx, order);
+  if (missing.length > 0) throw validationError(missing.map((message) => ({ path: 'dns', message })));
+}
+
+/**
+ * A wildcard (DNS-01) domain waiting for its TXT record, as the watch sees it: `ready` once every
+ * record is visible (finalize now), `expired` once the CA's order ran out without them (the domain
+ * is marked failed with the reason), else `waiting` with what is still missing.
+ */
+export async function dnsChallengeState(
+  ctx: AppContext,
+  row: DomainRow,
+): Promise<{ state: 'ready' | 'waiting' | 'expired' | 'no-order'; missing: string[] }> {
+  const order = await orderOf(ctx, row.id);
+  if (order?.status !== 'pending') return { state: 'no-order', missing: [] };
+  const missing = await missingTxtRecords(ctx, order);
+  if (missing.length === 0) return { state: 'ready', missing };
+  if (order.expiresAt && order.expiresAt.getTime() <= Date.now()) {
+    const message = `The order expired on ${toIso(order.expiresAt)} before the TXT record was found (${missing.join('; ')}). Create the record, then provision again.`;
+    await ctx.db
+      .update(domains)
+      .set({ status: row.fingerprint ? 'active' : 'failed', lastError: message, updatedAt: new Date() })
+      .where(eq(domains.id, row.id));
+    await ctx.db
+      .update(domainOrders)
+      .set({ status: 'invalid', error: message, updatedAt: new Date() })
+      .where(eq(domainOrders.id, order.id));
+    await publishAfter(ctx);
+    return { state: 'expired', missing };
+  }
+  return { state: 'waiting', missing };
 }
 
 /**

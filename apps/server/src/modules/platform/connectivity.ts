@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import type { Connectivity, DnsCheck } from '@launchbay/contract';
 import type { AppContext } from '../../context';
 import { resolveAddresses, tcpReachable } from '../../lib/dns';
+import { detectPublicIp } from '../../lib/public-ip';
 import { getSettings } from '../settings/service';
-import { detectPublicIp } from './public-ip';
 
 /**
  * What /setup/connectivity shows: the public address, whether ports 80 and 443 answer on it (tried

@@ -10,10 +10,10 @@ import {
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import type { App } from '../../lib/http';
+import { detectPublicIp } from '../../lib/public-ip';
 import { getSettings } from '../settings/service';
 import { checkDns, connectivity } from './connectivity';
 import { edgeStatus } from './edge';
-import { detectPublicIp } from './public-ip';
 
 export async function platformRoutes(app: App, ctx: AppContext) {
   app.get(
