@@ -79,7 +79,7 @@ function noCertificateText(domain: Domain): string {
   switch (domain.status) {
     case 'provisioning':
       return domain.challenge_type === 'dns-01'
-        ? 'No certificate yet: it is issued once the TXT record is verified.'
+        ? 'No certificate yet: it is issued by itself once the TXT record is visible (checked every minute).'
         : 'No certificate yet: the certificate authority is validating the name.';
     case 'failed':
       return 'No certificate: the last attempt failed. Fix the cause below, then provision again.';

@@ -130,6 +130,8 @@ describe('DomainPage', () => {
     const record = within(step).getByTestId('txt-record');
     expect(record).toHaveTextContent('_acme-challenge.example.com');
     expect(record).toHaveTextContent(TXT_VALUE);
+    // The platform finishes by itself once the record is visible; the button does it now.
+    expect(step).toHaveTextContent('Launchbay looks for it every minute and issues the certificate by itself once it is visible');
     expect(within(step).getByRole('button', { name: 'Copy TXT name' })).toBeInTheDocument();
     expect(within(step).getByRole('button', { name: 'Copy TXT value' })).toBeInTheDocument();
     expect(screen.getByTestId('challenge-dns-01')).toHaveTextContent('Waiting');

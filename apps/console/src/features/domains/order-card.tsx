@@ -76,7 +76,8 @@ function DnsStep({ domain, challenges, canManage }: { domain: Domain; challenges
       <div className="grid gap-1">
         <p className="font-medium text-sm">Create {challenges.length === 1 ? 'this TXT record' : 'these TXT records'}</p>
         <p className="text-muted-foreground text-sm">
-          At your DNS provider, then verify: Launchbay looks the record up first, then has the certificate authority check it.
+          At your DNS provider. Launchbay looks for it every minute and issues the certificate by itself once it is visible;
+          Verify and issue does it now.
         </p>
       </div>
       {challenges.map((challenge) => (
