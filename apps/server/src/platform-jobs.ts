@@ -2,7 +2,7 @@ import { jobRetention } from './jobs/retention';
 import { auditRetention } from './modules/audit/jobs';
 import { authSweep } from './modules/auth/jobs';
 import { deploymentLogRetention, deploymentQueue } from './modules/deployments/jobs';
-import { certificateQueue, certificateRenewal, dnsChallengeWatch } from './modules/domains/jobs';
+import { certificateQueue, certificateRenewal, dnsWatchQueue } from './modules/domains/jobs';
 import { notificationDeliveryQueue, notificationRetention } from './modules/notifications/dispatcher';
 import { proxyLogRetention } from './modules/proxy-logs/jobs';
 
@@ -14,11 +14,16 @@ const PERIODIC_TASKS = [
   deploymentLogRetention,
   proxyLogRetention,
   certificateRenewal,
-  dnsChallengeWatch,
 ];
 
 /** Every queue and schedule the platform runs: a new area adds its own here (from its jobs.ts). */
 export const PLATFORM_JOBS = {
-  queues: [notificationDeliveryQueue, deploymentQueue, certificateQueue, ...PERIODIC_TASKS.map((task) => task.queue)],
+  queues: [
+    notificationDeliveryQueue,
+    deploymentQueue,
+    certificateQueue,
+    dnsWatchQueue,
+    ...PERIODIC_TASKS.map((task) => task.queue),
+  ],
   schedules: PERIODIC_TASKS.map((task) => task.schedule),
 };

@@ -13,7 +13,8 @@ import {
 } from '@launchbay/contract';
 import { freePort, type Pebble, startPebble } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { renewDueCertificates, watchDnsChallenges } from '../../src/modules/domains/jobs';
+import { wakeQueue } from '../../src/jobs';
+import { dnsWatchQueue, lookForTxtRecord, renewDueCertificates } from '../../src/modules/domains/jobs';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
@@ -242,20 +243,35 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     });
     expect(waiting.status).toBe('provisioning');
     const txt = waiting.dns_records.find((record) => record.type === 'TXT');
-    // Nothing to finalize yet: the watch leaves it waiting.
-    expect(await watchDnsChallenges(platform.ctx)).toBe('DNS-01: 0 ready (certificate queued), 1 waiting, 0 expired');
+    // It is watched by a job of its own, due in a minute; a look finds nothing to finalize yet.
+    const watch = async () =>
+      (
+        await platform.ctx.pool.query<{ status: string; run_at: Date }>(
+          "SELECT status, run_at FROM jobs WHERE queue = 'domains.dns_watch' AND singleton_key = $1 AND status IN ('pending', 'running')",
+          [`domain:${created.body.id}`],
+        )
+      ).rows[0];
+    const queued = await until('the TXT record watch', watch);
+    expect(queued.status).toBe('pending');
+    expect(new Date(queued.run_at).getTime()).toBeGreaterThan(Date.now() + 30_000);
+    expect(await lookForTxtRecord(platform.ctx, created.body.id)).toBe('waiting');
     expect((await getDomain(created.body.id)).status).toBe('provisioning');
 
-    // The record appears: the next watch gets the certificate without anyone pressing finalize (the
-    // minute's own run may come first: either way it is the watch).
+    // The record appears and the minute passes (the watch is made due now): the certificate comes
+    // without anyone pressing finalize, and the watch ends.
     await pebble.setTxt('_acme-challenge.watched.example.test', txt?.value ?? '');
-    await watchDnsChallenges(platform.ctx);
+    await platform.ctx.pool.query(
+      "UPDATE jobs SET run_at = now() WHERE queue = 'domains.dns_watch' AND singleton_key = $1 AND status = 'pending'",
+      [`domain:${created.body.id}`],
+    );
+    wakeQueue(platform.ctx, dnsWatchQueue);
     // Active as soon as it is stored; what the edge serves is checked right after.
     const issued = await until('the certificate, served', async () => {
       const domain = await getDomain(created.body.id);
       return domain.status === 'active' && domain.served.status !== null ? domain : undefined;
     });
     expect(issued.served.status).toBe('match');
+    expect(await watch()).toBeUndefined();
     await pebble.clearTxt('_acme-challenge.watched.example.test');
 
     // Another one whose record never comes: once its order has expired it says so, never "provisioning" for ever.
@@ -267,7 +283,7 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     await platform.ctx.pool.query("UPDATE domain_orders SET expires_at = now() - interval '1 minute' WHERE domain_id = $1", [
       forgotten.body.id,
     ]);
-    await watchDnsChallenges(platform.ctx);
+    expect(await lookForTxtRecord(platform.ctx, forgotten.body.id)).toBe('expired');
     const failed = await getDomain(forgotten.body.id);
     expect(failed.status).toBe('failed');
     expect(failed.last_error).toMatch(

@@ -209,7 +209,6 @@ describe("the platform's own schedules", () => {
       'audit.retention',
       'auth.sweep',
       'deployments.log_retention',
-      'domains.dns_challenges',
       'domains.renewal',
       'jobs.retention',
       'notifications.retention',

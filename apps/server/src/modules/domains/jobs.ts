@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, isNull, lt, lte, or } from 'drizzle-orm';
 import { z } from 'zod';
 import type { AppContext } from '../../context';
-import { definePeriodicTask, defineQueue, enqueue } from '../../jobs';
+import { definePeriodicTask, defineQueue, enqueue, RetryJob } from '../../jobs';
 import { publishAlert } from '../notifications/service';
 import { getSettings } from '../settings/service';
 import { domains } from './schema';
@@ -49,9 +49,16 @@ export const certificateQueue = defineQueue({
         if (payload.reason === 'provision') {
           const { state, missing } = await dnsChallengeState(job.ctx, await getDomainRow(job.ctx, row.id));
           if (state !== 'ready') {
-            // The watch (domains.dns_challenges) finalizes as soon as the record shows up.
+            // The watch (domains.dns_watch) finalizes as soon as the record shows up.
+            await enqueue(
+              job.ctx,
+              dnsWatchQueue,
+              { domain_id: row.id },
+              { singletonKey: `domain:${row.id}`, delayMs: DNS_LOOK_EVERY_MS },
+            );
             await job.log(
-              `Waiting for the TXT record${order.challenges.map((c) => ` ${c.dns_name}`).join(',')}: ${missing.join('; ')}`,
+              `Waiting for the TXT record${order.challenges.map((c) => ` ${c.dns_name}`).join(',')}: ${missing.join('; ')}. ` +
+                'Launchbay looks for it every minute.',
             );
             return;
           }
@@ -119,34 +126,43 @@ export const certificateRenewal = definePeriodicTask({
   },
 });
 
+/** How often a domain waiting for its TXT record looks for it. */
+const DNS_LOOK_EVERY_MS = 60_000;
+
 /**
- * Every minute: a wildcard (DNS-01) domain waiting for its TXT record gets its certificate as soon
- * as the record is visible, without anyone coming back to press a button, and is marked failed
- * with the reason once its order expires without it; it never stays "provisioning" unnoticed.
+ * A wildcard (DNS-01) domain waiting for its TXT record looks for it every minute, as a durable job
+ * of its own that exists only while the domain waits (an idle platform runs nothing for it): it gets
+ * its certificate as soon as the record is visible, without anyone coming back to press a button,
+ * and is marked failed with the reason once its order expires; it never stays "provisioning" unnoticed.
  */
-export const dnsChallengeWatch = definePeriodicTask({
-  name: 'domains.dns_challenges',
-  cron: '* * * * *',
-  async run(job) {
-    return watchDnsChallenges(job.ctx);
+export const dnsWatchQueue = defineQueue({
+  name: 'domains.dns_watch',
+  payload: z.object({ domain_id: z.number().int().positive() }),
+  concurrency: 2,
+  async handler(payload, job) {
+    const state = await lookForTxtRecord(job.ctx, payload.domain_id);
+    // Not counted as an attempt: waiting is not failing.
+    if (state === 'waiting') throw new RetryJob(new Date(Date.now() + DNS_LOOK_EVERY_MS), false);
+    await job.log(
+      {
+        ready: 'The TXT record is visible: the certificate is queued',
+        expired: 'The order expired before the TXT record was found: the domain is marked failed',
+        done: 'The domain waits for no TXT record any more',
+      }[state],
+    );
   },
 });
 
-export async function watchDnsChallenges(ctx: AppContext): Promise<string> {
-  const waiting = await ctx.db
-    .select()
-    .from(domains)
-    .where(and(eq(domains.challengeType, 'dns-01'), eq(domains.status, 'provisioning'), isNull(domains.fingerprint)));
-  const counts = { ready: 0, waiting: 0, expired: 0 };
-  for (const row of waiting) {
-    const { state } = await dnsChallengeState(ctx, row);
-    if (state === 'ready') {
-      await enqueueCertificate(ctx, row.id, 'provision');
-      counts.ready++;
-    } else if (state === 'waiting') counts.waiting++;
-    else if (state === 'expired') counts.expired++;
-  }
-  return `DNS-01: ${counts.ready} ready (certificate queued), ${counts.waiting} waiting, ${counts.expired} expired`;
+/**
+ * One look for a waiting domain's TXT record: `ready` queues its certificate, `expired` marks it
+ * failed (dnsChallengeState), `done` when it waits no more (deleted, issued, provisioned again).
+ */
+export async function lookForTxtRecord(ctx: AppContext, domainId: number): Promise<'ready' | 'waiting' | 'expired' | 'done'> {
+  const row = await getDomainRow(ctx, domainId).catch(() => null);
+  if (!row || row.fingerprint || row.challengeType !== 'dns-01' || row.status !== 'provisioning') return 'done';
+  const { state } = await dnsChallengeState(ctx, row);
+  if (state === 'ready') await enqueueCertificate(ctx, row.id, 'provision');
+  return state === 'no-order' ? 'done' : state;
 }
 
 export async function renewDueCertificates(ctx: AppContext): Promise<string> {

@@ -2,9 +2,8 @@ import { createRequire } from 'node:module';
 import { BlockList, isIPv4 } from 'node:net';
 import path from 'node:path';
 import type { GeoLocation } from '@launchbay/contract';
-import tzLookup from '@photostructure/tz-lookup';
 import ipaddr from 'ipaddr.js';
-import { open, type Reader, type Response } from 'maxmind';
+import type { Reader, Response } from 'maxmind';
 import { HttpError } from '../../lib/errors';
 
 /**
@@ -85,11 +84,16 @@ export function classifyIp(ip: string): { kind: GeoKind; address: string; family
   return { kind: block?.kind ?? 'public', address, family };
 }
 
-const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
+/**
+ * Made at the first lookup: the first Intl object a process makes loads ICU's data, about 7 MB of
+ * memory a platform that never looks up an IP need not hold.
+ */
+let regionNames: Intl.DisplayNames | undefined;
 
 /** 'US' -> 'United States'; null for a code the runtime's CLDR data does not name. */
 export function countryName(code: string): string | null {
   try {
+    regionNames ??= new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
     return regionNames.of(code.toUpperCase()) ?? null;
   } catch {
     return null;
@@ -101,8 +105,10 @@ const text = (value: string | undefined) => (value?.trim() ? value.trim() : null
 const coordinate = (value: number | undefined) =>
   typeof value === 'number' && Number.isFinite(value) ? Math.round(value * 10_000) / 10_000 : null;
 
+type TzLookup = (latitude: number, longitude: number) => string;
+
 /** The IANA time zone at a place, null without coordinates. */
-function zoneAt(latitude: number | undefined, longitude: number | undefined): string | null {
+function zoneAt(tzLookup: TzLookup, latitude: number | undefined, longitude: number | undefined): string | null {
   if (typeof latitude !== 'number' || typeof longitude !== 'number') return null;
   try {
     return tzLookup(latitude, longitude);
@@ -120,7 +126,7 @@ export type GeoLocatorOptions = {
   idleCloseMs?: number;
 };
 
-type Opened = { reader: Reader<Response>; source: string };
+type Opened = { reader: Reader<Response>; source: string; tzLookup: TzLookup };
 
 /** Turns a failure to open the database into the 503 the route answers; the next lookup tries again. */
 export class GeoDatabaseUnavailable extends HttpError {
@@ -167,11 +173,13 @@ export function createGeoLocator(options: GeoLocatorOptions = {}) {
     if (!pending) {
       pending = (async () => {
         try {
+          // Loaded with the database, not with the platform: an idle platform holds neither.
+          const [{ open }, { default: tzLookup }] = await Promise.all([import('maxmind'), import('@photostructure/tz-lookup')]);
           const directory = (options.directory ?? packageDirectory)();
           const reader = await open<Response>(path.join(directory, `dbip-city-ipv${family}.mmdb`), { cache: { max: 5_000 } });
           const version = packageVersion(directory);
           const source = `DB-IP City Lite (CC BY 4.0), IP Geolocation by DB-IP, https://db-ip.com${version ? ` (${GEO_PACKAGE} ${version})` : ''}`;
-          return { reader, source };
+          return { reader, source, tzLookup };
         } catch (error) {
           // Forget the failure so the next call retries (the package may be installed by then).
           opening.delete(family);
@@ -197,7 +205,7 @@ export function createGeoLocator(options: GeoLocatorOptions = {}) {
       timezone: null,
     };
     if (kind !== 'public') return { ...empty, source: RANGES_SOURCE };
-    const { reader, source } = await readerFor(family);
+    const { reader, source, tzLookup } = await readerFor(family);
     keepOpen();
     const record = reader.get(address) as CityRecord | null;
     if (!record) return { ...empty, source };
@@ -211,7 +219,7 @@ export function createGeoLocator(options: GeoLocatorOptions = {}) {
       latitude: coordinate(record.latitude),
       longitude: coordinate(record.longitude),
       // DB-IP Lite ships no time zone: it is the zone at the coordinates (tz-lookup's offline map).
-      timezone: text(record.timezone) ?? zoneAt(record.latitude, record.longitude),
+      timezone: text(record.timezone) ?? zoneAt(tzLookup, record.latitude, record.longitude),
       source,
     };
   }
