@@ -84,6 +84,29 @@ export function previewAddressLabel(template: string, prNumber: number, projectS
 
 export const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/directory';
 
+/**
+ * Every setting's value until someone changes it. The server starts external_url and access_mode
+ * from its configuration (PUBLIC_URL, ACCESS_MODE); these are the values without one.
+ */
+export const PLATFORM_SETTINGS_DEFAULTS: PlatformSettings = {
+  external_url: null,
+  base_domain: null,
+  access_mode: 'local',
+  acme_directory_url: LETS_ENCRYPT_DIRECTORY,
+  acme_contact_email: null,
+  certificate_renewal_days: 30,
+  log_retention_days: 30,
+  analytics_retention_days: 90,
+  audit_retention_days: 365,
+  kept_builds_per_environment: 5,
+  preview_environments_enabled: false,
+  preview_address_template: DEFAULT_PREVIEW_ADDRESS_TEMPLATE,
+  git_poll_interval_seconds: 60,
+  edge_driver: 'embedded',
+  // Off: only admins' providers reach private and loopback addresses (the server's lib/outbound.ts).
+  allow_private_network_targets: false,
+};
+
 export const updateSettingsRequestSchema = platformSettingsSchema
   .partial()
   .refine((body) => Object.keys(body).length > 0, 'Nothing to update');

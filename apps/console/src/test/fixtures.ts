@@ -1,4 +1,4 @@
-import { type Environment, LETS_ENCRYPT_DIRECTORY, type PlatformSettings, type ProjectDetail } from '@launchbay/contract';
+import { type Environment, PLATFORM_SETTINGS_DEFAULTS, type PlatformSettings, type ProjectDetail } from '@launchbay/contract';
 
 const NOW = new Date().toISOString();
 
@@ -58,21 +58,8 @@ export function providerProject(overrides: Partial<ProjectDetail> = {}): Project
 /** Platform settings as GET /settings answers them; each test names only what it depends on. */
 export function platformSettings(overrides: Partial<PlatformSettings> = {}): PlatformSettings {
   return {
-    external_url: null,
-    base_domain: null,
-    access_mode: 'local',
-    acme_directory_url: LETS_ENCRYPT_DIRECTORY,
-    acme_contact_email: null,
-    certificate_renewal_days: 30,
-    log_retention_days: 30,
-    analytics_retention_days: 90,
-    audit_retention_days: 365,
+    ...PLATFORM_SETTINGS_DEFAULTS,
     kept_builds_per_environment: 7,
-    preview_environments_enabled: false,
-    preview_address_template: 'pr-{number}-{project}',
-    git_poll_interval_seconds: 60,
-    edge_driver: 'embedded',
-    allow_private_network_targets: false,
     ...overrides,
   };
 }

@@ -1,34 +1,16 @@
-import {
-  DEFAULT_PREVIEW_ADDRESS_TEMPLATE,
-  LETS_ENCRYPT_DIRECTORY,
-  type PlatformSettings,
-  platformSettingsSchema,
-} from '@launchbay/contract';
+import { PLATFORM_SETTINGS_DEFAULTS, type PlatformSettings, platformSettingsSchema } from '@launchbay/contract';
 import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { nginxVersion } from '../../engine/edge/nginx';
 import { badRequest, validationError } from '../../lib/errors';
 import { settings } from './schema';
 
-/** The value of every setting nobody has changed yet; access_mode starts from ACCESS_MODE. */
+/** The value of every setting nobody has changed yet; external_url and access_mode start from the configuration. */
 export function defaultSettings(ctx: Pick<AppContext, 'config'>): PlatformSettings {
   return {
+    ...PLATFORM_SETTINGS_DEFAULTS,
     external_url: ctx.config.publicUrl ?? null,
-    base_domain: null,
     access_mode: ctx.config.accessMode,
-    acme_directory_url: LETS_ENCRYPT_DIRECTORY,
-    acme_contact_email: null,
-    certificate_renewal_days: 30,
-    log_retention_days: 30,
-    analytics_retention_days: 90,
-    audit_retention_days: 365,
-    kept_builds_per_environment: 5,
-    preview_environments_enabled: false,
-    preview_address_template: DEFAULT_PREVIEW_ADDRESS_TEMPLATE,
-    git_poll_interval_seconds: 60,
-    edge_driver: 'embedded',
-    // Off: only admins' providers reach private and loopback addresses (see lib/outbound.ts).
-    allow_private_network_targets: false,
   };
 }
 
