@@ -25,7 +25,7 @@ import { freePort, type Pebble, pebbleInstalled, sleep, startPebble, waitUntil }
 import autocannon from 'autocannon';
 import { processTree } from '../apps/server/src/engine/runtime/process/proc';
 import { readDeploymentRecord, stateFile } from '../apps/server/src/engine/runtime/process/state';
-import { edgePaths, readEdgeState } from '../packages/edge-protocol/src/index';
+import { askEdgeIdentity, edgePaths, readEdgeState } from '../packages/edge-protocol/src/index';
 import {
   type BenchPlatform,
   loadAverage,
@@ -63,6 +63,8 @@ type Target = {
   pids: () => number[];
   /** HTTPS: the SNI name and the only root trusted. */
   tls?: { servername: string; ca: string };
+  /** The data folder of the platform whose edge logs this target's requests: its rows are written before the next run. */
+  logsTo?: string;
 };
 
 type Run = {
@@ -299,12 +301,54 @@ type Summary = Pick<Run, 'requestsPerSecond' | 'p50Ms' | 'p97_5Ms' | 'p99Ms' | '
 };
 
 /** A warm-up of each target, then ROUNDS rounds in which every target takes its turn (A B C, A B C, ...). */
+/**
+ * Waits for the edge to have written every proxy-log row of the run: under a saturating burst its pacer
+ * keeps them back until the burst is over, and their inserts must not load the next target's run. What
+ * writing them costs (the edge's or nginx reader's process and PostgreSQL) is counted in the run's CPU
+ * per request, as `afterRun`.
+ */
+async function writeRowsAfterRun(
+  dataDir: string,
+  run: Run,
+  sideOf: Record<string, () => number[]>,
+  seconds = LOAD_SECONDS,
+): Promise<void> {
+  const writers = () => [...(sideOf.proxy?.() ?? []), ...(sideOf.platform?.() ?? [])];
+  const before = cpuTicks(writers());
+  await proxyLogWritten(dataDir);
+  const requests = run.requestsPerSecond * seconds;
+  run.cpuUsPerRequest.afterRun = Math.round((((cpuTicks(writers()) - before) / TICKS_PER_SECOND) * 1e6) / Math.max(1, requests));
+}
+
+/** Until the edge has no proxy-log row waiting and wrote none in the last half second. */
+async function proxyLogWritten(dataDir: string): Promise<void> {
+  let lastWritten = -1;
+  await waitUntil(
+    async () => {
+      const state = readEdgeState(edgePaths(dataDir).state);
+      const log = state ? (await askEdgeIdentity(state))?.proxyLog : undefined;
+      if (!log) return null;
+      // Nothing waiting, and nothing more written since the last look (nginx's reader reads every 250 ms).
+      const settled = log.buffered === 0 && !log.waiting && log.written === lastWritten;
+      lastWritten = log.written;
+      return settled ? true : null;
+    },
+    "the edge to write the run's proxy-log rows",
+    30_000,
+    500,
+  );
+}
+
 async function interleave(targets: Target[], sides: (target: Target) => Record<string, () => number[]>) {
-  for (const target of targets) await load(target, WARMUP_SECONDS, sides(target));
+  for (const target of targets) {
+    const warmUp = await load(target, WARMUP_SECONDS, sides(target));
+    if (target.logsTo) await writeRowsAfterRun(target.logsTo, warmUp, sides(target), WARMUP_SECONDS);
+  }
   const runs: Record<string, Run[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
     for (const target of targets) {
       const run = await load(target, LOAD_SECONDS, sides(target));
+      if (target.logsTo) await writeRowsAfterRun(target.logsTo, run, sides(target));
       runs[target.name]?.push(run);
       console.log(
         `  round ${round + 1} ${target.name.padEnd(9)} ${run.requestsPerSecond} req/s, p99 ${run.p99Ms} ms, errors ${run.errors}, non-2xx ${run.non2xx}${run.tlsHandshakesVerified === undefined ? '' : `, verified TLS handshakes ${run.tlsHandshakesVerified}`}, CPU share ${JSON.stringify(run.cpu)}, µs/request ${JSON.stringify(run.cpuUsPerRequest)}`,
@@ -391,15 +435,22 @@ function wrkOnce(url: string, host: string | null, seconds: number): Promise<Wrk
 }
 
 /** Direct and through the proxy in turns with wrk, after a warm-up of each; medians and the ratio. */
-async function wrkInterleaved(directUrl: string, proxyUrl: string, host: string, label: string): Promise<WrkPhase> {
+async function wrkInterleaved(
+  directUrl: string,
+  proxyUrl: string,
+  host: string,
+  label: string,
+  logsTo: string,
+): Promise<WrkPhase> {
   await wrkOnce(directUrl, null, WARMUP_SECONDS);
   await wrkOnce(proxyUrl, host, WARMUP_SECONDS);
+  await proxyLogWritten(logsTo);
   const runs = { direct: [] as WrkRun[], proxy: [] as WrkRun[] };
   for (let round = 0; round < ROUNDS; round++) {
     runs.direct.push(await wrkOnce(directUrl, null, LOAD_SECONDS));
     await sleep(500);
     runs.proxy.push(await wrkOnce(proxyUrl, host, LOAD_SECONDS));
-    await sleep(500);
+    await proxyLogWritten(logsTo);
     console.log(
       `  wrk round ${round + 1}: direct ${runs.direct.at(-1)?.requestsPerSecond} req/s, ${label} ${runs.proxy.at(-1)?.requestsPerSecond} req/s`,
     );
@@ -482,6 +533,7 @@ async function main() {
         url: `http://127.0.0.1:${platform.edgePort}/`,
         headers: { host: app.host },
         pids: () => edgeTree(),
+        logsTo: platform.dataDir,
       },
     ];
     if (https)
@@ -490,6 +542,7 @@ async function main() {
         url: `https://127.0.0.1:${https.tlsPort}/`,
         headers: { host: HTTPS_NAME },
         pids: () => edgeTree(),
+        logsTo: platform.dataDir,
         tls: { servername: HTTPS_NAME, ca: https.root },
       });
     if (caddy) targets.push({ name: 'caddy', url: `http://127.0.0.1:${caddy.port}/`, headers: {}, pids: () => [caddyPid ?? -1] });
@@ -576,6 +629,7 @@ async function main() {
               url: `http://127.0.0.1:${platform.edgePort}/`,
               headers: { host: app.host },
               pids: () => nginxTree(platform.dataDir),
+              logsTo: platform.dataDir,
             },
           ],
           nginxSides,
@@ -583,11 +637,11 @@ async function main() {
       );
       const directUrl = `http://127.0.0.1:${appPort}/`;
       const edgeUrl = `http://127.0.0.1:${platform.edgePort}/`;
-      const nginxWrk = wrkInstalled() ? await wrkInterleaved(directUrl, edgeUrl, app.host, 'nginx') : null;
+      const nginxWrk = wrkInstalled() ? await wrkInterleaved(directUrl, edgeUrl, app.host, 'nginx', platform.dataDir) : null;
       const back = await platform.api('PUT', '/settings', { edge_driver: 'embedded' });
       if (back.status !== 200) throw new Error(`PUT /settings edge_driver embedded: ${back.status}`);
       await untilServed(platform.edgePort, app.host, BODY);
-      const edgeWrk = nginxWrk ? await wrkInterleaved(directUrl, edgeUrl, app.host, 'edge') : null;
+      const edgeWrk = nginxWrk ? await wrkInterleaved(directUrl, edgeUrl, app.host, 'edge', platform.dataDir) : null;
       if (phase.direct && phase.nginx)
         viaNginx = {
           direct: phase.direct,
@@ -611,10 +665,12 @@ async function main() {
       `${s.requestsPerSecond} req/s, p50 ${s.p50Ms} ms, p99 ${s.p99Ms} ms${s.errors || s.non2xx ? `, errors ${s.errors}, non-2xx ${s.non2xx}` : ''}; CPU µs/request: ${[
         'proxy',
         'app',
+        'platform',
         'autocannon',
+        'afterRun',
       ]
         .filter((k) => s.cpuUsPerRequest[k])
-        .map((k) => `${k} ${s.cpuUsPerRequest[k]}`)
+        .map((k) => `${k === 'afterRun' ? 'writing its log rows after the run' : k} ${s.cpuUsPerRequest[k]}`)
         .join(', ')}`;
     const rows: Row[] = [
       { name: `direct to the app, c=${CONNECTIONS}`, value: line(direct), target: '-', pass: null },

@@ -21,6 +21,7 @@ import { HealthChecks, HealthReportWriter } from './health';
 import { NginxAccessLog } from './nginx/access-log';
 import { NginxDriver, runningNginxMaster, stopNginx } from './nginx/driver';
 import { createProxyServer } from './proxy';
+import { liveLoadGauge, ProxyLogPacer } from './proxy-log-pacer';
 import { ProxyLogWriter, postgresProxyLogSink } from './proxy-log-writer';
 import { PgRouteSource } from './route-source';
 import { RouteTableHolder } from './route-table';
@@ -116,9 +117,13 @@ async function main(): Promise<void> {
 
   const routes = new RouteTableHolder();
   const source = new PgRouteSource(paths.database, routes, log);
-  const proxyLog = new ProxyLogWriter({
+  /** The requests served since the pacer last looked: the embedded edge's own rows, or what nginx logged (set below). */
+  let requestsSince = (): number => proxyLog.takeRecordedCount();
+  const pacer: ProxyLogPacer = new ProxyLogPacer(liveLoadGauge(() => requestsSince()));
+  const proxyLog: ProxyLogWriter = new ProxyLogWriter({
     sink: () => (source.client ? postgresProxyLogSink(source.client) : undefined),
     log,
+    pacer,
   });
   const healthReports = new HealthReportWriter(() => source.client, log);
   /** Behind nginx, a change of health rewrites its configuration (an unhealthy upstream is left out of it). */
@@ -153,7 +158,7 @@ async function main(): Promise<void> {
       // Behind nginx a table counts as served once nginx has reloaded with it (the control plane drains after that).
       routeTableVersion: nginx ? nginx.servedVersion : routes.table.version,
       database: source.connected ? 'connected' : 'disconnected',
-      proxyLog: proxyLog.stats,
+      proxyLog: { ...proxyLog.stats, waiting: pacer.waiting },
       driver: config.driver,
       driverError: nginx?.error ?? null,
     }),
@@ -234,7 +239,14 @@ async function main(): Promise<void> {
           settled: () => proxyLog.stats,
           reopen: () => driver.reopenLogs(),
           log,
+          pacer,
         });
+    if (reader) {
+      requestsSince = () => {
+        proxyLog.takeRecordedCount(); // the rows read from the log are not traffic of now
+        return reader.takeRequestEstimate();
+      };
+    }
     log(`serving through ${version}`);
     return { port: httpPort, tlsPort: httpsPort, accessLog: reader };
   }
@@ -282,7 +294,7 @@ async function main(): Promise<void> {
     // What waits in the buffer goes to the database before the connection does.
     void nginxStopped
       .catch((error: Error) => log(`stopping nginx: ${error.message}`))
-      .then(() => proxyLog.close())
+      .then(() => proxyLog.close(4000))
       .then(() => source.stop())
       .finally(() => process.exit(0));
   };

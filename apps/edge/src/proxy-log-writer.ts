@@ -8,6 +8,7 @@ import {
   proxyLogCopyLine,
 } from '@launchbay/edge-protocol';
 import type postgres from 'postgres';
+import type { ProxyLogPacer } from './proxy-log-pacer';
 
 /** Where the writer puts what it has: batches of rows as COPY text lines, and episodes of rows it could not keep. */
 export type ProxyLogSink = {
@@ -55,15 +56,20 @@ export type ProxyLogWriterOptions = {
   batchRows?: number;
   flushMs?: number;
   bufferRows?: number;
+  /** Keeps the writes back while the edge is saturated (logging yields to serving); without it rows go as they come. */
+  pacer?: ProxyLogPacer;
 };
 
 export type ProxyLogWriterStats = { buffered: number; dropped: number; written: number };
 
+/** How often the pacer weighs the load (ProxyLogPacer). */
+const PACE_MS = 250;
+
 /** Rows wait as COPY lines in pages of this size: one page is one batch. */
 const PAGE_BYTES = 256 * 1024;
 
-/** A batch being filled or waiting: its COPY lines, off the JavaScript heap. */
-type Page = { bytes: Buffer; used: number; rows: number; firstAt: string; lastAt: string; sealed: boolean };
+/** A batch being filled or waiting: its COPY lines, off the JavaScript heap; `since` is when its first row came (performance.now()). */
+type Page = { bytes: Buffer; used: number; rows: number; firstAt: string; lastAt: string; sealed: boolean; since: number };
 
 /**
  * Keeps the edge's request log off the request path: `record` only appends to a bounded buffer,
@@ -82,11 +88,15 @@ export class ProxyLogWriter {
   /** The flush under way: a second call waits for it (it writes whatever arrives meanwhile too). */
   #flushing: Promise<void> | null = null;
   #timer: NodeJS.Timeout | undefined;
+  #paceTimer: NodeJS.Timeout | undefined;
   #dropped = 0;
   #droppedFirst: string | null = null;
   #droppedLast: string | null = null;
   #stats: ProxyLogWriterStats = { buffered: 0, dropped: 0, written: 0 };
   #lastProblem = '';
+  /** Rows recorded since the pacer last asked (the edge's request rate). */
+  #recordedSinceTick = 0;
+  #closing = false;
   readonly #batchRows: number;
   readonly #bufferRows: number;
 
@@ -96,15 +106,41 @@ export class ProxyLogWriter {
   }
 
   start(): void {
-    this.#timer = setInterval(() => void this.flush(), this.options.flushMs ?? PROXY_LOG_FLUSH_MS);
+    const flushMs = this.options.flushMs ?? PROXY_LOG_FLUSH_MS;
+    this.#timer = setInterval(() => {
+      if (!this.options.pacer?.waiting) void this.flush();
+    }, flushMs);
     this.#timer.unref();
+    if (this.options.pacer) {
+      // The pacer looks more often than batches go: a burst is caught in its first quarter second.
+      this.#paceTimer = setInterval(() => this.#pace(), Math.min(PACE_MS, flushMs));
+      this.#paceTimer.unref();
+    }
+  }
+
+  #pace(): void {
+    const { pacer } = this.options;
+    if (!pacer) return;
+    const wasWaiting = pacer.waiting;
+    const oldest = this.#pages[0];
+    const oldestWaitMs = oldest ? performance.now() - oldest.since : 0;
+    // The burst is over: what waited goes now rather than at the next flush.
+    if (!pacer.tick(this.#rows / this.#bufferRows, oldestWaitMs) && wasWaiting) void this.flush();
   }
 
   get stats(): ProxyLogWriterStats {
     return { ...this.#stats, buffered: this.#rows };
   }
 
+  /** The rows recorded since the last call: the requests the embedded edge served meanwhile. */
+  takeRecordedCount(): number {
+    const count = this.#recordedSinceTick;
+    this.#recordedSinceTick = 0;
+    return count;
+  }
+
   record(row: ProxyLogRow): void {
+    this.#recordedSinceTick++;
     if (this.#rows >= this.#bufferRows) {
       this.#countDropped(1, row.at, row.at);
       return;
@@ -121,6 +157,7 @@ export class ProxyLogWriter {
         firstAt: row.at,
         lastAt: row.at,
         sealed: false,
+        since: performance.now(),
       };
       this.#pages.push(page);
     }
@@ -128,7 +165,7 @@ export class ProxyLogWriter {
     page.rows++;
     page.lastAt = row.at;
     this.#rows++;
-    if (page.rows >= this.#batchRows && !this.#flushing) void this.flush();
+    if (page.rows >= this.#batchRows && !this.#flushing && !this.options.pacer?.waiting) void this.flush();
   }
 
   #countDropped(count: number, first: string, last: string): void {
@@ -151,6 +188,8 @@ export class ProxyLogWriter {
 
   async #drain(): Promise<void> {
     while (this.#rows > 0 || this.#dropped > 0) {
+      // A burst began meanwhile: the rest waits for it to pass (the timer decides again each tick).
+      if (this.options.pacer?.waiting && !this.#closing) return;
       const sink = this.options.sink();
       if (!sink) return;
       if (!(await this.#writeBatch(sink))) return;
@@ -199,6 +238,9 @@ export class ProxyLogWriter {
   /** Stops the timer and writes what waits, for at most `timeoutMs`. */
   async close(timeoutMs = 2000): Promise<void> {
     clearInterval(this.#timer);
+    clearInterval(this.#paceTimer);
+    this.#closing = true;
+    this.options.pacer?.release();
     await Promise.race([this.flush(), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
   }
 }

@@ -72,7 +72,8 @@ export type EdgeIdentity = {
   routeTableVersion: number;
   database: 'connected' | 'disconnected';
   /** Proxy-log rows waiting for the database, dropped (buffer full) and written since the edge started. */
-  proxyLog?: { buffered: number; dropped: number; written: number };
+  /** `waiting`: rows are kept back while the edge is saturated (its pacer). */
+  proxyLog?: { buffered: number; dropped: number; written: number; waiting?: boolean };
   driver?: EdgeDriver;
   /** With nginx: why its last configuration was not loaded (the previous one keeps serving); null when it was. */
   driverError?: string | null;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { PROXY_LOG_TEXT_LIMIT, type ProxyLogRow } from '@launchbay/edge-protocol';
+import type { ProxyLogPacer } from '../proxy-log-pacer';
 import type { ProxyLogWriterStats } from '../proxy-log-writer';
 import type { RequestLog } from '../request-log';
 import type { NginxLogLine } from './render';
@@ -78,7 +79,12 @@ export type NginxAccessLogOptions = {
   /** Tells nginx to open its logs again (after the file was renamed). */
   reopen: () => void;
   log: (message: string) => void;
+  /** While it says rows wait (nginx is saturating the machine), the log is not read: the file keeps them meanwhile. */
+  pacer?: ProxyLogPacer;
 };
+
+/** What a line of the access log weighs until some are read (the JSON of a request with a short user agent). */
+const TYPICAL_LINE_BYTES = 400;
 
 /**
  * Reads nginx's access log into proxy-log rows as nginx writes it. The read position is saved only
@@ -96,6 +102,11 @@ export class NginxAccessLog {
   #rotatedAt = 0;
   /** Between the rename and reading the old file's tail: nothing else is read meanwhile. */
   #rotating = false;
+  /** The file's size at the last poll, the bytes it grew by since the pacer last asked, and what lines weigh so far. */
+  #lastSize = 0;
+  #grownBytes = 0;
+  #bytesTaken = 0;
+  #linesTaken = 0;
 
   constructor(private readonly options: NginxAccessLogOptions) {}
 
@@ -105,6 +116,11 @@ export class NginxAccessLog {
       if (typeof saved.position === 'number' && saved.position >= 0) this.#position = saved.position;
     } catch {
       this.#position = 0;
+    }
+    try {
+      this.#lastSize = fs.statSync(this.options.file).size; // what is there already is no traffic of now
+    } catch {
+      this.#lastSize = 0;
     }
     this.#timer = setInterval(() => void this.poll(), POLL_MS);
     this.#timer.unref();
@@ -122,6 +138,9 @@ export class NginxAccessLog {
       } catch {
         return; // nothing logged yet
       }
+      if (size > this.#lastSize) this.#grownBytes += size - this.#lastSize;
+      this.#lastSize = size;
+      if (this.options.pacer?.waiting) return;
       if (size < this.#position) {
         // Shorter than what was read: a new file (renamed away by hand, or truncated). Start over.
         this.#position = 0;
@@ -145,8 +164,18 @@ export class NginxAccessLog {
     }
   }
 
+  /** About how many requests nginx logged since the last call (from the file's growth): the traffic the pacer weighs. */
+  takeRequestEstimate(): number {
+    const lineBytes = this.#linesTaken > 0 ? this.#bytesTaken / this.#linesTaken : TYPICAL_LINE_BYTES;
+    const estimate = Math.round(this.#grownBytes / lineBytes);
+    this.#grownBytes = 0;
+    return estimate;
+  }
+
   #take(text: string): void {
+    this.#bytesTaken += text.length;
     const lines = (this.#partial + text).split('\n');
+    this.#linesTaken += lines.length - 1;
     this.#partial = lines.pop() ?? '';
     for (const line of lines) {
       if (!line) continue;
