@@ -37,7 +37,9 @@ export type LoadGauge = () => LoadSample;
 
 /**
  * Measures the load since its previous call: the requests counted meanwhile, the share of time the
- * edge's event loop was busy and the share of the machine's CPU time that was busy.
+ * edge's event loop was busy and the share of the machine's CPU time that was busy. With little
+ * traffic the busy shares do not matter (ProxyLogPacer) and are not read: an idle edge reads no
+ * /proc file four times a second; the next reading then spans the whole quiet time.
  */
 export function liveLoadGauge(requestsSince: () => number): LoadGauge {
   let elu = performance.eventLoopUtilization();
@@ -47,13 +49,15 @@ export function liveLoadGauge(requestsSince: () => number): LoadGauge {
     const now = performance.now();
     const seconds = Math.max(0.001, (now - at) / 1000);
     at = now;
+    const requestsPerSecond = requestsSince() / seconds;
+    if (requestsPerSecond < PACER_MIN_REQUESTS_PER_SECOND) return { requestsPerSecond, eventLoop: 0, machine: null };
     const eluNow = performance.eventLoopUtilization();
     const eventLoop = performance.eventLoopUtilization(eluNow, elu).utilization;
     elu = eluNow;
     const cpuNow = readCpuTimes();
     const machine = cpu && cpuNow && cpuNow.total > cpu.total ? (cpuNow.busy - cpu.busy) / (cpuNow.total - cpu.total) : null;
     cpu = cpuNow;
-    return { requestsPerSecond: requestsSince() / seconds, eventLoop, machine };
+    return { requestsPerSecond, eventLoop, machine };
   };
 }
 
