@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import type { EdgeDriver, Route, RouteTable, RouteTarget, RouteUpstream } from '@launchbay/edge-protocol';
+import type { EdgeDriver, ProxyLogRow, Route, RouteTable, RouteTarget, RouteUpstream } from '@launchbay/edge-protocol';
 import { afterEach } from 'vitest';
 import { NginxDriver } from '../src/nginx/driver';
 import { createProxyServer } from '../src/proxy';
@@ -13,6 +13,28 @@ import { Certificates } from '../src/tls';
 import type { UpstreamTimeouts } from '../src/upstreams';
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The i-th proxy-log row of a test: a GET of `/{i}`, a millisecond after the one before. */
+export const proxyLogRow = (i: number): ProxyLogRow => ({
+  at: new Date(1_700_000_000_000 + i).toISOString(),
+  method: 'GET',
+  host: 'a.localhost',
+  path: `/${i}`,
+  query: null,
+  status: 200,
+  durationMs: 1,
+  bytesIn: 10,
+  bytesOut: 20,
+  clientIp: '127.0.0.1',
+  userAgent: null,
+  referrer: null,
+  route: null,
+  projectId: null,
+  environmentId: null,
+  deploymentId: null,
+  upstream: null,
+  tlsVersion: null,
+});
 
 export function listen(server: http.Server): Promise<number> {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));

@@ -1,7 +1,7 @@
-import type { ProxyLogRow } from '@launchbay/edge-protocol';
 import { describe, expect, it } from 'vitest';
 import { type LoadSample, liveLoadGauge, PACER_MAX_WAIT_MS, ProxyLogPacer } from '../src/proxy-log-pacer';
 import { ProxyLogWriter } from '../src/proxy-log-writer';
+import { proxyLogRow, sleep } from './helpers';
 
 /** A gauge that answers what the test sets, as the live one would after a second of that load. */
 function playedLoad(initial: LoadSample) {
@@ -11,29 +11,6 @@ function playedLoad(initial: LoadSample) {
 
 const burst: LoadSample = { requestsPerSecond: 15_000, eventLoop: 0.97, machine: 0.8 };
 const quiet: LoadSample = { requestsPerSecond: 3, eventLoop: 0.01, machine: 0.05 };
-
-const row = (i: number): ProxyLogRow => ({
-  at: new Date(1_700_000_000_000 + i).toISOString(),
-  method: 'GET',
-  host: 'a.localhost',
-  path: `/${i}`,
-  query: null,
-  status: 200,
-  durationMs: 1,
-  bytesIn: 10,
-  bytesOut: 20,
-  clientIp: '127.0.0.1',
-  userAgent: null,
-  referrer: null,
-  route: null,
-  projectId: null,
-  environmentId: null,
-  deploymentId: null,
-  upstream: null,
-  tlsVersion: null,
-});
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the proxy-log pacer', () => {
   it('lets rows go as they come on a quiet edge, and on a busy machine with little traffic', () => {
@@ -114,7 +91,7 @@ describe('the proxy-log writer with a pacer', () => {
     });
     writer.start();
     await sleep(30);
-    for (let i = 0; i < 40; i++) writer.record(row(i)); // eight full batches
+    for (let i = 0; i < 40; i++) writer.record(proxyLogRow(i)); // eight full batches
     await sleep(60);
     expect(pacer.waiting).toBe(true);
     expect(written).toEqual([]);
@@ -128,7 +105,7 @@ describe('the proxy-log writer with a pacer', () => {
     Object.assign(load, burst);
     await sleep(30);
     expect(pacer.waiting).toBe(true);
-    for (let i = 40; i < 43; i++) writer.record(row(i));
+    for (let i = 40; i < 43; i++) writer.record(proxyLogRow(i));
     await writer.close();
     expect(written.slice(40)).toEqual(['/40', '/41', '/42']);
     expect(writer.stats).toEqual({ buffered: 0, dropped: 0, written: 43 });

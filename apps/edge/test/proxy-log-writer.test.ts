@@ -1,27 +1,6 @@
-import type { ProxyLogRow } from '@launchbay/edge-protocol';
 import { describe, expect, it } from 'vitest';
 import { type ProxyLogSink, ProxyLogWriter } from '../src/proxy-log-writer';
-
-const row = (i: number): ProxyLogRow => ({
-  at: new Date(1_700_000_000_000 + i).toISOString(),
-  method: 'GET',
-  host: 'a.localhost',
-  path: `/${i}`,
-  query: null,
-  status: 200,
-  durationMs: 1,
-  bytesIn: 10,
-  bytesOut: 20,
-  clientIp: '127.0.0.1',
-  userAgent: null,
-  referrer: null,
-  route: null,
-  projectId: null,
-  environmentId: null,
-  deploymentId: null,
-  upstream: null,
-  tlsVersion: null,
-});
+import { proxyLogRow } from './helpers';
 
 /** A database stand-in that records what it takes, and refuses it while `down`. */
 function recordingSink() {
@@ -48,7 +27,7 @@ describe('the proxy-log writer', () => {
   it('writes in batches, in order', async () => {
     const sink = recordingSink();
     const writer = new ProxyLogWriter({ sink: () => sink, log: () => undefined, batchRows: 3, bufferRows: 100 });
-    for (let i = 0; i < 7; i++) writer.record(row(i));
+    for (let i = 0; i < 7; i++) writer.record(proxyLogRow(i));
     await writer.flush();
     expect(sink.paths).toEqual(['/0', '/1', '/2', '/3', '/4', '/5', '/6']);
     expect(writer.stats).toEqual({ buffered: 0, dropped: 0, written: 7 });
@@ -64,7 +43,7 @@ describe('the proxy-log writer', () => {
       batchRows: 4,
       bufferRows: 10,
     });
-    for (let i = 0; i < 14; i++) writer.record(row(i)); // no database at all: 10 wait, 4 are dropped
+    for (let i = 0; i < 14; i++) writer.record(proxyLogRow(i)); // no database at all: 10 wait, 4 are dropped
     await writer.flush();
     expect(writer.stats).toEqual({ buffered: 10, dropped: 4, written: 0 });
 
@@ -79,7 +58,7 @@ describe('the proxy-log writer', () => {
     sink.down = false;
     await writer.flush();
     expect(sink.paths).toEqual(['/0', '/1', '/2', '/3', '/4', '/5', '/6', '/7', '/8', '/9']);
-    expect(sink.drops).toEqual([[4, row(10).at, row(13).at]]);
+    expect(sink.drops).toEqual([[4, proxyLogRow(10).at, proxyLogRow(13).at]]);
     expect(writer.stats).toEqual({ buffered: 0, dropped: 4, written: 10 });
     await writer.flush();
     expect(sink.drops).toHaveLength(1); // counted once
@@ -93,7 +72,7 @@ describe('the proxy-log writer', () => {
     };
     const writer = new ProxyLogWriter({ sink: () => slow, log: () => undefined, batchRows: 2, bufferRows: 5 });
     const started = performance.now();
-    for (let i = 0; i < 1000; i++) writer.record(row(i));
+    for (let i = 0; i < 1000; i++) writer.record(proxyLogRow(i));
     expect(performance.now() - started).toBeLessThan(200);
     expect(writer.stats.buffered).toBeLessThanOrEqual(5);
     expect(writer.stats.dropped).toBeGreaterThan(990);
@@ -111,12 +90,12 @@ describe('the proxy-log writer', () => {
     };
     const problems: string[] = [];
     const writer = new ProxyLogWriter({ sink: () => refusing, log: (m) => problems.push(m), batchRows: 2, bufferRows: 10 });
-    writer.record(row(0));
-    writer.record({ ...row(1), path: '/bad' });
-    writer.record(row(2));
+    writer.record(proxyLogRow(0));
+    writer.record({ ...proxyLogRow(1), path: '/bad' });
+    writer.record(proxyLogRow(2));
     await writer.flush();
     expect(sink.paths).toEqual(['/2']);
-    expect(sink.drops).toEqual([[2, row(0).at, row(1).at]]);
+    expect(sink.drops).toEqual([[2, proxyLogRow(0).at, proxyLogRow(1).at]]);
     expect(writer.stats).toEqual({ buffered: 0, dropped: 2, written: 1 });
     expect(problems).toEqual(['the database refused a batch of 2 proxy-log rows (value out of range); counted as dropped']);
   });
