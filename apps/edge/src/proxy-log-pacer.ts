@@ -70,7 +70,6 @@ export function liveLoadGauge(requestsSince: () => number): LoadGauge {
  */
 export class ProxyLogPacer {
   #waiting = false;
-  #last: LoadSample | null = null;
 
   constructor(private readonly gauge: LoadGauge) {}
 
@@ -79,18 +78,12 @@ export class ProxyLogPacer {
     return this.#waiting;
   }
 
-  /** The load the last tick saw (for the edge's identity). */
-  get lastSample(): LoadSample | null {
-    return this.#last;
-  }
-
   /**
    * Takes the load of the last tick and decides for the next one. `bufferShare` is how full the
    * writer's buffer is (0..1), `oldestWaitMs` how long its oldest row has waited.
    */
   tick(bufferShare: number, oldestWaitMs: number): boolean {
     const sample = this.gauge();
-    this.#last = sample;
     const heavy = sample.requestsPerSecond >= PACER_MIN_REQUESTS_PER_SECOND;
     const machine = sample.machine ?? 0;
     const busy = sample.eventLoop >= BUSY_EVENT_LOOP || machine >= BUSY_MACHINE;

@@ -112,7 +112,8 @@ export class ProxyLogWriter {
     }, flushMs);
     this.#timer.unref();
     if (this.options.pacer) {
-      // The pacer looks more often than batches go: a burst is caught in its first quarter second.
+      // The pacer looks more often than batches go: a burst is caught within its first half second (the first
+      // look after a quiet time spans that time, liveLoadGauge).
       this.#paceTimer = setInterval(() => this.#pace(), Math.min(PACE_MS, flushMs));
       this.#paceTimer.unref();
     }
