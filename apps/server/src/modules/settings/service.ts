@@ -66,12 +66,42 @@ async function switchEdgeDriver(ctx: Pick<AppContext, 'config' | 'edge'>, driver
   }
 }
 
+/**
+ * One edge-driver change at a time on this node, per edge: a request's switch and store, or the
+ * follower's read and switch. Without it the follower could read the setting while a request
+ * switches (the request stores the new value only once the edge serves with it), see the old value
+ * as a change made elsewhere, and switch the edge back when the request is done.
+ */
+const edgeDriverLocks = new WeakMap<object, Promise<unknown>>();
+
+function withEdgeDriverLock<T>(edge: object, work: () => Promise<T>): Promise<T> {
+  const run = (edgeDriverLocks.get(edge) ?? Promise.resolve()).then(work, work);
+  edgeDriverLocks.set(
+    edge,
+    run.catch(() => undefined),
+  );
+  return run;
+}
+
 export async function updateSettings(
   ctx: Pick<AppContext, 'db' | 'config' | 'edge'>,
   patch: Partial<PlatformSettings>,
   userId: number | null,
 ): Promise<PlatformSettings> {
-  if (patch.edge_driver) await switchEdgeDriver(ctx, patch.edge_driver);
+  const { edge_driver: driver } = patch;
+  if (driver) await withEdgeDriverLock(ctx.edge, () => storeSettings(ctx, patch, userId, () => switchEdgeDriver(ctx, driver)));
+  else await storeSettings(ctx, patch, userId, async () => undefined);
+  return getSettings(ctx);
+}
+
+/** Runs `before` (the edge switch), then writes the patch: a switch that fails leaves the settings as they were. */
+async function storeSettings(
+  ctx: Pick<AppContext, 'db'>,
+  patch: Partial<PlatformSettings>,
+  userId: number | null,
+  before: () => Promise<void>,
+): Promise<void> {
+  await before();
   const entries = Object.entries(patch).filter(([, value]) => value !== undefined);
   await ctx.db.transaction(async (tx) => {
     for (const [key, value] of entries) {
@@ -86,7 +116,6 @@ export async function updateSettings(
     }
   });
   cache.delete(ctx.db);
-  return getSettings(ctx);
 }
 
 /** How often a node looks whether another node changed the edge driver setting. */
@@ -108,11 +137,13 @@ export function followEdgeDriverSetting(
     if (busy) return;
     busy = true;
     try {
-      const wanted = (await getSettings(ctx)).edge_driver;
-      if (wanted === seen) return;
-      seen = wanted;
-      if (ctx.edge.driver() === wanted) return;
-      await ctx.edge.setDriver(wanted);
+      await withEdgeDriverLock(ctx.edge, async () => {
+        const wanted = (await getSettings(ctx)).edge_driver;
+        if (wanted === seen) return;
+        seen = wanted;
+        if (ctx.edge.driver() === wanted) return;
+        await ctx.edge.setDriver(wanted);
+      });
     } catch (error) {
       log(`The edge could not follow the edge driver setting: ${(error as Error).message}`);
     } finally {
