@@ -89,19 +89,23 @@ export async function updateSettings(
   userId: number | null,
 ): Promise<PlatformSettings> {
   const { edge_driver: driver } = patch;
-  if (driver) await withEdgeDriverLock(ctx.edge, () => storeSettings(ctx, patch, userId, () => switchEdgeDriver(ctx, driver)));
-  else await storeSettings(ctx, patch, userId, async () => undefined);
+  // The edge switches first: a switch that fails leaves the settings as they were.
+  if (driver) {
+    await withEdgeDriverLock(ctx.edge, async () => {
+      await switchEdgeDriver(ctx, driver);
+      await storeSettings(ctx, patch, userId);
+    });
+  } else {
+    await storeSettings(ctx, patch, userId);
+  }
   return getSettings(ctx);
 }
 
-/** Runs `before` (the edge switch), then writes the patch: a switch that fails leaves the settings as they were. */
 async function storeSettings(
   ctx: Pick<AppContext, 'db'>,
   patch: Partial<PlatformSettings>,
   userId: number | null,
-  before: () => Promise<void>,
 ): Promise<void> {
-  await before();
   const entries = Object.entries(patch).filter(([, value]) => value !== undefined);
   await ctx.db.transaction(async (tx) => {
     for (const [key, value] of entries) {
