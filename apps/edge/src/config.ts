@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import { EDGE_INSTANCE_ENV, type EdgeDriver } from '@launchbay/edge-protocol';
 
@@ -20,7 +21,22 @@ export type EdgeConfig = {
   driver: EdgeDriver;
   /** NGINX_BINARY: the nginx program for the nginx driver (`nginx` on the PATH). */
   nginxBinary: string;
+  /**
+   * EDGE_PROCESSES: how many processes the embedded edge may grow to under a load that saturates one
+   * (workers/pool.ts); 1 keeps it to one. Default: one per CPU, at most 8.
+   */
+  maxProcesses: number;
+  /** EDGE_SCALE_DOWN_SECONDS: how long the load must be gone before a worker retires (default 300). */
+  scaleDownSeconds: number;
 };
+
+function countFrom(value: string | undefined, name: string, min: number, max: number): number | null {
+  if (value === undefined || value === '') return null;
+  const count = Number(value);
+  if (!Number.isInteger(count) || count < min || count > max)
+    throw new Error(`${name} must be a whole number from ${min} to ${max}, got "${value}"`);
+  return count;
+}
 
 function portFrom(value: string | undefined, name: string): number | null {
   if (value === undefined || value === '') return null;
@@ -49,5 +65,7 @@ export function loadEdgeConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig
     proxyLog: env.PROXY_LOG !== 'off',
     driver: driverFrom(env.EDGE_DRIVER),
     nginxBinary: env.NGINX_BINARY || 'nginx',
+    maxProcesses: countFrom(env.EDGE_PROCESSES, 'EDGE_PROCESSES', 1, 64) ?? Math.min(8, os.availableParallelism()),
+    scaleDownSeconds: countFrom(env.EDGE_SCALE_DOWN_SECONDS, 'EDGE_SCALE_DOWN_SECONDS', 1, 86_400) ?? 300,
   };
 }

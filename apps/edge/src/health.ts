@@ -51,13 +51,20 @@ function checkOnce(upstream: RouteUpstream, check: RouteHealthCheck, host: strin
   });
 }
 
+/** What the proxy asks of upstream health: the checks themselves, or (in an extra worker) what the first process found. */
+export type UpstreamHealth = {
+  sync(table: RouteTable): void;
+  usable(route: Route, upstream: RouteUpstream): boolean;
+  close(): void;
+};
+
 /**
  * Active health checks of the upstreams of every route that asks for them. The proxy sends no
  * request to an upstream that failed FALL checks in a row; an upstream not checked yet counts as
  * healthy (a new route serves at once, and a failed request is retried on the next upstream anyway).
  * Each change of an upstream's health is reported once (the control plane shows it).
  */
-export class HealthChecks {
+export class HealthChecks implements UpstreamHealth {
   #probes = new Map<string, Probe>();
 
   constructor(private readonly report: (report: HealthReport) => void) {}
@@ -102,6 +109,11 @@ export class HealthChecks {
     return this.#probes.get(probeKey(upstream, route.healthCheck))?.healthy !== false;
   }
 
+  /** The probes whose upstream is unhealthy now (sent to the extra workers, which run no checks of their own). */
+  unhealthy(): string[] {
+    return [...this.#probes].filter(([, probe]) => probe.healthy === false).map(([key]) => key);
+  }
+
   async #run(probe: Probe): Promise<void> {
     if (probe.running) return;
     probe.running = true;
@@ -131,6 +143,26 @@ export class HealthChecks {
     for (const probe of this.#probes.values()) clearInterval(probe.timer);
     this.#probes.clear();
   }
+}
+
+/**
+ * Upstream health in an extra worker: the first process runs the checks (one probe per upstream, one
+ * report per change) and sends which upstreams are unhealthy; the worker only follows.
+ */
+export class HealthFromPrimary implements UpstreamHealth {
+  #unhealthy = new Set<string>();
+
+  set(unhealthy: string[]): void {
+    this.#unhealthy = new Set(unhealthy);
+  }
+
+  sync(): void {}
+
+  usable(route: Route, upstream: RouteUpstream): boolean {
+    return !route.healthCheck || !this.#unhealthy.has(probeKey(upstream, route.healthCheck));
+  }
+
+  close(): void {}
 }
 
 /** What the health writer needs of a database connection: one parameterised statement at a time. */

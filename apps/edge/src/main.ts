@@ -11,6 +11,7 @@ import path from 'node:path';
 import {
   EDGE_EXIT,
   EDGE_PROTOCOL_VERSION,
+  type EdgeIdentity,
   type EdgeState,
   edgePaths,
   processStartTime,
@@ -27,6 +28,10 @@ import { PgRouteSource } from './route-source';
 import { RouteTableHolder } from './route-table';
 import { acquireState, releaseState, updateState } from './state-file';
 import { Certificates } from './tls';
+import { ProcessLoad } from './workers/load';
+import { EDGE_WORKER_ENV } from './workers/messages';
+import { EdgeWorkers } from './workers/pool';
+import { runWorker } from './workers/worker';
 
 /** How long the nginx driver waits for the route table before nginx starts without it (it follows once loaded). */
 const FIRST_TABLE_WAIT_MS = 3000;
@@ -132,6 +137,7 @@ async function main(): Promise<void> {
     log(`${report.upstream} of ${report.host} is ${report.healthy ? 'healthy again' : `unhealthy: ${report.error}`}`);
     healthReports.add(report);
     healthChanged();
+    workers.healthChanged();
   });
   let port = 0;
   let tlsPort: number | null = null;
@@ -148,21 +154,40 @@ async function main(): Promise<void> {
     ...(config.proxyLog && !behindNginx ? { log: proxyLog } : {}),
     health,
     behindNginx,
-    identity: () => ({
+    shedConnection: () => load.shedConnection(),
+    identity,
+  });
+  const load = new ProcessLoad(servers);
+  const workers = new EdgeWorkers({
+    maxProcesses: behindNginx ? 1 : config.maxProcesses,
+    scaleDownSeconds: config.scaleDownSeconds,
+    servers,
+    tlsPort: () => tlsPort,
+    routes,
+    health,
+    load,
+    identity,
+    entry: process.argv[1] ?? '',
+    log,
+  });
+  function identity(): EdgeIdentity {
+    return {
       pid: process.pid,
       instanceId: config.instanceId,
       port,
       tlsPort,
       certificates: certificates.fingerprints,
       routes: routes.table.routes.length,
-      // Behind nginx a table counts as served once nginx has reloaded with it (the control plane drains after that).
-      routeTableVersion: nginx ? nginx.servedVersion : routes.table.version,
+      // Behind nginx a table counts as served once nginx has reloaded with it, with workers once every
+      // process serves it (the control plane drains the previous deployment after that).
+      routeTableVersion: nginx ? nginx.servedVersion : workers.servingVersion(routes.table.version),
       database: source.connected ? 'connected' : 'disconnected',
-      proxyLog: { ...proxyLog.stats, waiting: pacer.waiting },
+      proxyLog: workers.proxyLog({ ...proxyLog.stats, waiting: pacer.waiting }),
       driver: config.driver,
       driverError: nginx?.error ?? null,
-    }),
-  });
+      processes: workers.processes,
+    };
+  }
   // The routes are in before the port is taken, when the database answers soon: an edge that takes
   // over (a restart, a switch of driver) then serves every app from its first request instead of
   // answering "no app here" until the table arrives.
@@ -194,6 +219,7 @@ async function main(): Promise<void> {
   );
   if (config.proxyLog) proxyLog.start();
   accessLog?.start();
+  workers.start();
 
   /**
    * nginx serves; this process configures it and answers behind it (pages, HTTP-01, static files,
@@ -290,7 +316,10 @@ async function main(): Promise<void> {
     }
     healthReports.close();
     // Stopped on purpose (or replaced): nginx goes too, gracefully, and what it logged is read first.
-    const nginxStopped = nginx ? nginx.stop({ nginx: true }).then(() => accessLog?.close()) : Promise.resolve();
+    // Workers stop accepting first: the next edge is to find the port free.
+    const nginxStopped = nginx
+      ? nginx.stop({ nginx: true }).then(() => accessLog?.close())
+      : workers.close().then(() => undefined);
     // What waits in the buffer goes to the database before the connection does.
     void nginxStopped
       .catch((error: Error) => log(`stopping nginx: ${error.message}`))
@@ -315,4 +344,5 @@ async function main(): Promise<void> {
   });
 }
 
-void main();
+if (process.env[EDGE_WORKER_ENV] === '1') runWorker();
+else void main();

@@ -15,7 +15,7 @@ import {
 } from '@launchbay/edge-protocol';
 import { forward } from './forward';
 import { markSeenByNginx } from './headers';
-import type { HealthChecks } from './health';
+import type { UpstreamHealth } from './health';
 import { FALLBACK_CLIENT_HEADER, FALLBACK_PAGE_HEADER, FALLBACK_SCHEME_HEADER } from './nginx/render';
 import {
   badRequestPage,
@@ -63,12 +63,18 @@ type Destination =
 export type ProxyServerOptions = {
   instanceId: string;
   routes: RouteTableHolder;
-  identity: () => EdgeIdentity;
+  /** Asynchronous in an extra worker, which asks the first process (it answers for the whole edge). */
+  identity: () => EdgeIdentity | Promise<EdgeIdentity>;
   timeouts?: Partial<UpstreamTimeouts>;
   /** Where each request's log row goes once it is over (none: requests are not logged). */
   log?: RequestLog;
   /** Active health checks of the routes that ask for them (none: every upstream takes requests). */
-  health?: HealthChecks;
+  health?: UpstreamHealth;
+  /**
+   * Asked once per request: true closes the client's connection after this answer (`connection:
+   * close`), so the client reconnects and another of the edge's processes may take it (workers.ts).
+   */
+  shedConnection?: () => boolean;
   /** With certificates the edge also serves HTTPS (SNI), and redirects plain HTTP for names that have one. */
   tls?: { certificates: Certificates; port: () => number | null };
   /**
@@ -154,11 +160,21 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServers {
   const onRequest = (req: http.IncomingMessage, res: http.ServerResponse) => {
     // The control plane asking who listens here; without the instance id this path is ordinary traffic.
     if (!isEncrypted(req) && isIdentityRequest(req, options.instanceId)) {
-      const body = JSON.stringify(options.identity());
-      res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-      res.end(body);
+      void Promise.resolve()
+        .then(options.identity)
+        .then(
+          (identity) => {
+            res.writeHead(200, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+            res.end(JSON.stringify(identity));
+          },
+          () => {
+            res.writeHead(503, { 'content-type': 'text/plain', 'cache-control': 'no-store' });
+            res.end('The edge is stopping.');
+          },
+        );
       return;
     }
+    if (options.shedConnection?.()) res.shouldKeepAlive = false;
     if (options.behindNginx) seenByNginx(req);
     const record = options.log ? startRecord() : null;
     if (record && options.log) logWhenDone(req, res, record, options.log);

@@ -31,9 +31,10 @@ export class PgRouteSource {
   #connected = false;
   #lastProblem = '';
 
+  /** `routes` null: a connection for the proxy-log rows only (an extra worker gets its table from the first process). */
   constructor(
     private readonly databaseFile: string,
-    private readonly routes: RouteTableHolder,
+    private readonly routes: RouteTableHolder | null,
     private readonly log: Log,
   ) {}
 
@@ -105,7 +106,7 @@ export class PgRouteSource {
       // (a crash of the database loses at most its last fraction of a second of them).
       connection: { application_name: 'launchbay-edge', synchronous_commit: 'off' },
       onnotify: (channel: string, payload: string) => {
-        if (channel === ROUTE_CHANGE_CHANNEL) void this.#onChange(client, payload);
+        if (channel === ROUTE_CHANGE_CHANNEL && this.routes) void this.#onChange(client, this.routes, payload);
       },
       onclose: () => lost(),
     };
@@ -121,35 +122,38 @@ export class PgRouteSource {
       this.#retryLater();
     };
     try {
-      await client.unsafe(`LISTEN ${ROUTE_CHANGE_CHANNEL}`);
+      const { routes } = this;
+      await client.unsafe(routes ? `LISTEN ${ROUTE_CHANGE_CHANNEL}` : 'SELECT 1');
       if (failed) return;
       this.#client = client;
       // After LISTEN, so no change committed between the load and the subscription is lost.
-      await this.#reload(client);
+      if (routes) await this.#reload(client, routes);
       this.#connected = true;
       this.#retryMs = RETRY_FIRST_MS;
       this.#lastProblem = '';
       this.log(
-        `connected to the database; route table version ${this.routes.table.version}, ${this.routes.table.routes.length} routes`,
+        routes
+          ? `connected to the database; route table version ${routes.table.version}, ${routes.table.routes.length} routes`
+          : 'connected to the database',
       );
     } catch (error) {
       lost(error as Error);
     }
   }
 
-  async #onChange(client: EdgeSql, payload: string): Promise<void> {
+  async #onChange(client: EdgeSql, routes: RouteTableHolder, payload: string): Promise<void> {
     try {
-      const next = applyRouteChange(this.routes.table, parseRouteChange(payload));
-      if (next) this.routes.replace(next);
-      else await this.#reload(client);
+      const next = applyRouteChange(routes.table, parseRouteChange(payload));
+      if (next) routes.replace(next);
+      else await this.#reload(client, routes);
     } catch (error) {
       this.log(`bad route change (${(error as Error).message}); loading the whole table`);
-      await this.#reload(client).catch(() => undefined);
+      await this.#reload(client, routes).catch(() => undefined);
     }
   }
 
-  async #reload(client: EdgeSql): Promise<void> {
-    this.routes.replace(await loadRouteTable(client));
+  async #reload(client: EdgeSql, routes: RouteTableHolder): Promise<void> {
+    routes.replace(await loadRouteTable(client));
   }
 }
 

@@ -14,6 +14,10 @@ const envSchema = z.object({
   PROXY_TLS_PORT: z.coerce.number().int().min(0).max(65535).default(8443),
   // One proxy-log row per request (on by default); off for hosts that must not record client addresses.
   PROXY_LOG: z.enum(['on', 'off']).default('on'),
+  // The processes the embedded edge may grow to under a load that saturates one (default: one per CPU, at most 8).
+  EDGE_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
+  // How long the load must be gone before an extra edge process retires.
+  EDGE_SCALE_DOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
   // A PEM file of a private ACME CA's certificate to trust besides the system's (Pebble in tests).
   ACME_CA_FILE: z.string().optional(),
   NGINX_BINARY: z.string().min(1).optional(),
@@ -69,6 +73,9 @@ export type Config = {
   proxyTlsPort: number;
   /** Whether the edge writes a proxy-log row per request (PROXY_LOG=off: it does not). */
   proxyLog: boolean;
+  /** EDGE_PROCESSES: the embedded edge's processes at most (undefined: the edge's default, one per CPU). */
+  edgeProcesses: number | undefined;
+  edgeScaleDownSeconds: number;
   acmeCaFile: string | undefined;
   /** NGINX_BINARY: the nginx program of the nginx edge driver (`nginx` on the PATH unless set). */
   nginxBinary: string;
@@ -110,6 +117,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     proxyHost: e.PROXY_HOST ?? e.HOST,
     proxyTlsPort: e.PROXY_TLS_PORT,
     proxyLog: e.PROXY_LOG === 'on',
+    edgeProcesses: e.EDGE_PROCESSES,
+    edgeScaleDownSeconds: e.EDGE_SCALE_DOWN_SECONDS,
     acmeCaFile: e.ACME_CA_FILE,
     nginxBinary: e.NGINX_BINARY ?? findNginx(),
     acmeHttpPort: e.ACME_HTTP_PORT,

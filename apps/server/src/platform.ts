@@ -58,6 +58,8 @@ export async function startPlatform(
     port: config.proxyPort,
     tlsPort: config.proxyTlsPort,
     proxyLog: config.proxyLog,
+    processes: config.edgeProcesses,
+    scaleDownSeconds: config.edgeScaleDownSeconds,
     nginxBinary: config.nginxBinary,
     database: connection,
     log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },

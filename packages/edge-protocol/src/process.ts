@@ -77,6 +77,8 @@ export type EdgeIdentity = {
   driver?: EdgeDriver;
   /** With nginx: why its last configuration was not loaded (the previous one keeps serving); null when it was. */
   driverError?: string | null;
+  /** The embedded edge's processes serving now: 1, or more while a load saturates one (its workers). */
+  processes?: number;
 };
 
 /** Exit codes of the edge process (its log says why, too). */

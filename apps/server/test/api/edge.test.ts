@@ -13,6 +13,7 @@ import {
   readEdgeState,
   writeFileAtomic,
 } from '@launchbay/edge-protocol';
+import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api';
 import { cleanUpChildren, ensureBuilt, startChildPlatform } from '../helpers/child-platform';
@@ -325,4 +326,106 @@ describe('the edge proxy', () => {
     expect((await get(strangerPort, 'x.test')).body).toBe('stranger');
     await platform.stop();
   }, 60_000);
+
+  it('under a load that saturates it, the edge serves from a second process that gets the route table, retires when the load is gone, and leaves the port to the replacement of a killed edge', async () => {
+    const { dataDir, env } = await installation();
+    const platform = await startChildPlatform({
+      ...env,
+      ADMIN_EMAIL: 'edge@example.test',
+      ADMIN_PASSWORD: 'edge-password-1',
+      EDGE_PROCESSES: '2',
+      EDGE_SCALE_DOWN_SECONDS: '2',
+    });
+    // The app in a process of its own, so the load is on the edge, not on this test's event loop.
+    const app = spawn(
+      process.execPath,
+      [
+        '-e',
+        "require('http').createServer((q, s) => s.end('the app')).listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    strangers.push(app);
+    const appPort = await new Promise<number>((resolve) =>
+      app.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))),
+    );
+    const api = apiClient(platform.url);
+    const admin = await api.login('edge@example.test', 'edge-password-1');
+    const routeTo = async (domain: string) => {
+      const created = await api.call('POST', '/lb/routes', {
+        token: admin,
+        body: { domain, target: { kind: 'upstreams', upstreams: [`127.0.0.1:${appPort}`] } },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+    };
+    await routeTo('busy.example.test');
+    const state = readyState(dataDir);
+    const port = state.port as number;
+    await waitFor('the route', async () => ((await get(port, 'busy.example.test')).body === 'the app' ? true : undefined));
+    const identity = () => askEdgeIdentity(readyState(dataDir));
+    expect((await identity())?.processes).toBe(1);
+    const workersOf = (pid: number) => edgesOf(dataDir).filter((edge) => edge !== pid);
+
+    /** Load until the edge has a second process; every request of it answered by the app. */
+    const saturate = async () => {
+      let finish: (result: autocannon.Result) => void = () => undefined;
+      const result = new Promise<autocannon.Result>((resolve) => {
+        finish = resolve;
+      });
+      const instance = autocannon(
+        { url: `http://127.0.0.1:${port}/`, connections: 100, duration: 20, headers: { host: 'busy.example.test' } },
+        (_error, done) => finish(done),
+      );
+      const load = {
+        stop: () => {
+          instance.stop();
+          return result;
+        },
+      };
+      const worker = await waitFor(
+        'a second edge process',
+        async () => ((await identity())?.processes === 2 ? workersOf(readyState(dataDir).pid)[0] : undefined),
+        20_000,
+      );
+      return { load, worker };
+    };
+
+    const first = await saturate();
+    // Load on both processes for a moment, then stop it: nothing failed, every answer came from the app.
+    await sleep(1500);
+    const result = await first.load.stop();
+    expect(result.errors).toBe(0);
+    expect(result.non2xx).toBe(0);
+    expect(result.requests.total).toBeGreaterThan(1000);
+
+    // A route made while two processes serve: the identity's table version counts once both serve it,
+    // and every new connection (whichever process takes it) finds the route.
+    const before = (await identity())?.routeTableVersion ?? 0;
+    await routeTo('new.example.test');
+    await waitFor('the new table in every process', async () =>
+      ((await identity())?.routeTableVersion ?? 0) > before ? true : undefined,
+    );
+    for (let i = 0; i < 30; i++) expect((await get(port, 'new.example.test')).body).toBe('the app');
+
+    // The load is gone: after EDGE_SCALE_DOWN_SECONDS the worker finishes and exits, the edge is one process again.
+    await waitFor(
+      'the worker to retire',
+      async () => ((await identity())?.processes === 1 && !alive(first.worker) ? true : undefined),
+      20_000,
+    );
+    expect(fs.readFileSync(edgePaths(dataDir).log, 'utf8')).toContain(`worker ${first.worker} retires: the load is gone`);
+    expect((await get(port, 'busy.example.test')).body).toBe('the app');
+
+    // Under load again, the first process is killed: its worker lets go of the port at once, and the
+    // replacement the platform starts takes the same port within 2 s.
+    const second = await saturate();
+    const { before: killed, after, recoveryMs } = await killEdgeAndTimeRecovery(dataDir);
+    await second.load.stop();
+    expect(recoveryMs).toBeLessThan(2000);
+    expect(after.port).toBe(killed.port);
+    await waitFor('the orphaned worker to exit', () => (alive(second.worker) ? undefined : true), 15_000);
+    expect((await get(port, 'busy.example.test')).body).toBe('the app');
+    await platform.stop();
+    app.kill();
+  }, 120_000);
 });

@@ -31,6 +31,10 @@ export type EdgeSupervisorOptions = {
   tlsPort: number;
   /** false: the edge writes no proxy-log rows (taken by an edge when it starts). */
   proxyLog?: boolean;
+  /** The embedded edge's processes at most under load (EDGE_PROCESSES); unset: one per CPU. */
+  processes?: number;
+  /** How long the load must be gone before an extra edge process retires. */
+  scaleDownSeconds?: number;
   database: pg.PoolConfig;
   log: Log;
   /** The built edge (apps/edge/dist/main.js) unless given. */
@@ -180,6 +184,8 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
           PROXY_HOST: options.host,
           PROXY_PORT: String(options.port),
           ...(options.proxyLog === false ? { PROXY_LOG: 'off' } : {}),
+          ...(options.processes ? { EDGE_PROCESSES: String(options.processes) } : {}),
+          ...(options.scaleDownSeconds ? { EDGE_SCALE_DOWN_SECONDS: String(options.scaleDownSeconds) } : {}),
           ...(options.port === 0 && previousPort ? { LAUNCHBAY_EDGE_PREFERRED_PORT: String(previousPort) } : {}),
           PROXY_TLS_PORT: String(options.tlsPort),
           EDGE_DRIVER: driver,
