@@ -101,7 +101,7 @@ async function freePort(): Promise<number> {
 export async function startEdge(
   routes: Route[] = [],
   timeouts: Partial<UpstreamTimeouts> = {},
-  options: { tls?: boolean; accessLog?: boolean } = {},
+  options: { tls?: boolean; accessLog?: boolean; shedConnection?: () => boolean } = {},
 ): Promise<Edge> {
   const holder = new RouteTableHolder();
   let version = 0;
@@ -120,6 +120,7 @@ export async function startEdge(
     timeouts,
     behindNginx: TEST_DRIVER === 'nginx',
     ...(options.tls ? { tls: { certificates, port: () => tlsPort } } : {}),
+    ...(options.shedConnection ? { shedConnection: options.shedConnection } : {}),
     identity: () => ({
       pid: process.pid,
       instanceId: 'test-instance',
