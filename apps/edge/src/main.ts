@@ -196,7 +196,8 @@ async function main(): Promise<void> {
       off();
       resolve();
     });
-    setTimeout(resolve, FIRST_TABLE_WAIT_MS).unref();
+    // Not unref'd: with no database to wait on, nothing else keeps the process alive until it listens.
+    setTimeout(resolve, FIRST_TABLE_WAIT_MS);
   });
   source.start();
   await firstTable;

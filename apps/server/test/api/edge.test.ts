@@ -4,6 +4,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   askEdgeIdentity,
   type EdgeIdentity,
@@ -428,4 +429,29 @@ describe('the edge proxy', () => {
     await platform.stop();
     app.kill();
   }, 120_000);
+
+  it('an edge started before the database file exists listens once its wait for the table is over, and answers the no-app page', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-edge-nodb-'));
+    dataDirs.push(dataDir);
+    const edgeMain = fileURLToPath(new URL('../../../edge/dist/main.js', import.meta.url));
+    const edge = spawn(process.execPath, [edgeMain], {
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir, PROXY_PORT: '0', PROXY_TLS_PORT: '0' },
+      stdio: 'ignore',
+    });
+    strangers.push(edge);
+    const state = await waitFor(
+      'the edge to listen',
+      () => {
+        if (edge.exitCode !== null) throw new Error(`the edge ended (${edge.exitCode}) without a database`);
+        const current = readEdgeState(edgePaths(dataDir).state);
+        return current?.status === 'ready' ? current : undefined;
+      },
+      10_000,
+    );
+    const answer = await get(state.port as number, 'nothing.example.test');
+    expect(answer.status).toBe(404);
+    expect(answer.body).toContain('No app is deployed at nothing.example.test');
+    expect(edge.exitCode).toBeNull();
+    edge.kill('SIGTERM');
+  }, 30_000);
 });
