@@ -70,6 +70,13 @@ export const proxyLogListResponseSchema = z.object({
       last_at: z.string().nullable(),
     })
     .describe('Within the time range asked for'),
+  waiting_rows: z
+    .number()
+    .int()
+    .min(0)
+    .describe(
+      'Requests served but not in the list yet: the edge holds their rows back while a burst of traffic saturates it, and writes them once it is over (within 30 s)',
+    ),
 });
 export type ProxyLogList = z.infer<typeof proxyLogListResponseSchema>;
 

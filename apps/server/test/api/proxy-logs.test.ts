@@ -182,6 +182,8 @@ describe('proxy logs', { timeout: 120_000 }, () => {
     expect(tail.logs.map((row) => row.path)).toEqual(['/tail-2', '/tail-1']);
     expect(tail.latest_id).toBe(tail.logs[0]?.id);
     expect(tail.next_cursor).toBeNull();
+    // A quiet edge holds no row back: nothing is waiting to be logged.
+    expect(tail.waiting_rows).toBe(0);
   });
 
   it('answers 400 with field errors, 401 without a session and 404 for an unknown row', async () => {

@@ -52,6 +52,8 @@ export interface LiveTail {
   ids: ReadonlySet<number>;
   /** The newest `dropped` answer, once a poll came back. */
   dropped: Dropped | null;
+  /** The newest `waiting_rows` answer, once a poll came back. */
+  waitingRows: number | null;
   /** A poll brought a full batch: more arrived than it could bring, older ones of that burst are not shown. */
   skipped: boolean;
   /** The last poll failed (the next one is already planned). */
@@ -62,7 +64,15 @@ interface TailState extends LiveTail {
   key: string;
 }
 
-const emptyTail = (key: string): TailState => ({ key, rows: [], ids: new Set(), dropped: null, skipped: false, error: null });
+const emptyTail = (key: string): TailState => ({
+  key,
+  rows: [],
+  ids: new Set(),
+  dropped: null,
+  waitingRows: null,
+  skipped: false,
+  error: null,
+});
 
 /**
  * Live tail: while `enabled`, asks every 2 s for the rows stored after the newest id seen
@@ -103,6 +113,7 @@ export function useLiveTail(
             rows,
             ids: fresh.length ? new Set(rows.map((log) => log.id)) : base.ids,
             dropped: page.dropped,
+            waitingRows: page.waiting_rows,
             skipped: base.skipped || page.logs.length >= LIVE_BATCH,
             error: null,
           };

@@ -144,11 +144,20 @@ describe('ProxyLogsPage', () => {
     expect(callout).toHaveTextContent(/buffer filled while the database was slow or unavailable/);
   });
 
-  it('shows no warning when nothing was dropped', async () => {
+  it('shows no warning when nothing was dropped, and no notice when no row waits', async () => {
     stubApi((url) => (url.pathname === '/api/proxy-logs' ? Response.json(listPage()) : undefined));
     renderPage();
     await screen.findByTestId('proxy-log-101');
     expect(screen.queryByTestId('dropped-callout')).not.toBeInTheDocument();
+    expect(screen.queryByTestId('waiting-callout')).not.toBeInTheDocument();
+  });
+
+  it('says how many requests wait to be logged while the edge holds their rows back during a burst', async () => {
+    stubApi((url) => (url.pathname === '/api/proxy-logs' ? Response.json(listPage({ waiting_rows: 48_213 })) : undefined));
+    renderPage();
+    const callout = await screen.findByTestId('waiting-callout');
+    expect(callout).toHaveTextContent('48,213 requests are waiting to be logged');
+    expect(callout).toHaveTextContent(/written as soon as the burst is over \(within 30 seconds\)/);
   });
 
   it('says so when nothing was logged yet', async () => {

@@ -1,4 +1,4 @@
-import { AlertTriangle, History, RefreshCw, Search, TriangleAlert, Waypoints } from 'lucide-react';
+import { AlertTriangle, History, Hourglass, RefreshCw, Search, TriangleAlert, Waypoints } from 'lucide-react';
 import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { EmptyState, Page } from '@/components/layout/page';
@@ -52,6 +52,28 @@ const viewOf = (filters: ListFilters, key: string): View => {
   const anchor = Date.now();
   return { key, anchor, filter: toApiFilter(filters, anchor) };
 };
+
+/** Rows the edge holds back during a burst: the requests were served and will be listed, just not yet. */
+export function WaitingCallout({ rows }: { rows: number }) {
+  return (
+    <div
+      role="status"
+      className="flex items-start gap-3 rounded-lg border border-sky-500/40 bg-sky-500/10 px-4 py-3 text-sm"
+      data-testid="waiting-callout"
+    >
+      <Hourglass className="mt-0.5 size-4 shrink-0 text-sky-700 dark:text-sky-300" aria-hidden="true" />
+      <div className="grid min-w-0 gap-1">
+        <p className="font-medium text-sky-900 dark:text-sky-200">
+          {rows === 1 ? '1 request is waiting to be logged' : `${rows.toLocaleString()} requests are waiting to be logged`}
+        </p>
+        <p className="text-sky-950/80 dark:text-sky-200/80">
+          The edge is serving a burst of traffic and keeps these rows back so that writing them does not slow it down. They are
+          written as soon as the burst is over (within 30 seconds) and appear here then.
+        </p>
+      </div>
+    </div>
+  );
+}
 
 export function DroppedCallout({ dropped }: { dropped: Dropped }) {
   const { count, last_at } = dropped;
@@ -117,6 +139,7 @@ export default function ProxyLogsPage() {
   }, [data, tail.rows, tail.ids]);
 
   const dropped = tail.dropped && firstPage && tail.dropped.count > firstPage.dropped.count ? tail.dropped : firstPage?.dropped;
+  const waitingRows = tail.waitingRows ?? firstPage?.waiting_rows ?? 0;
   const filtered = hasActiveFilters(filters);
   const clearFilters = () => update(Object.fromEntries(FILTER_PARAMS.map((key) => [key, null])));
   const refresh = () => setView(viewOf(filters, filtersKey));
@@ -147,6 +170,7 @@ export default function ProxyLogsPage() {
     >
       <FilterBar filters={filters} update={update} />
       {dropped && dropped.count > 0 ? <DroppedCallout dropped={dropped} /> : null}
+      {waitingRows > 0 ? <WaitingCallout rows={waitingRows} /> : null}
       {live ? <LiveStatus error={tail.error} skipped={tail.skipped} /> : null}
       {isPending ? (
         <ProxyLogTableSkeleton />

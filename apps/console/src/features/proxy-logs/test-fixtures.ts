@@ -36,6 +36,7 @@ export function listPage(overrides: Partial<ProxyLogList> = {}): ProxyLogList {
     next_cursor: null,
     latest_id: 101,
     dropped: { count: 0, last_at: null },
+    waiting_rows: 0,
     ...overrides,
   };
 }

@@ -2,7 +2,7 @@ import { proxyLogIdParamSchema, proxyLogListResponseSchema, proxyLogQuerySchema,
 import type { AppContext } from '../../context';
 import { notFound } from '../../lib/errors';
 import type { App } from '../../lib/http';
-import { getProxyLog, listProxyLogs } from './service';
+import { getProxyLog, listProxyLogs, proxyLogsWaiting } from './service';
 
 export async function proxyLogRoutes(app: App, ctx: AppContext) {
   app.get(
@@ -16,7 +16,10 @@ export async function proxyLogRoutes(app: App, ctx: AppContext) {
         response: { 200: proxyLogListResponseSchema },
       },
     },
-    async (request) => listProxyLogs(ctx, request.query),
+    async (request) => {
+      const [list, waiting] = await Promise.all([listProxyLogs(ctx, request.query), proxyLogsWaiting(ctx)]);
+      return { ...list, waiting_rows: waiting };
+    },
   );
 
   app.get(

@@ -1,4 +1,5 @@
 import type { ProxyLog, ProxyLogList, proxyLogQuerySchema } from '@launchbay/contract';
+import { askEdgeIdentity } from '@launchbay/edge-protocol';
 import type { z } from 'zod';
 import type { AppContext } from '../../context';
 import { proxyLogFilterTokens } from './filter-tokens';
@@ -74,7 +75,7 @@ const fromMs = (param: string) => `('epoch'::timestamptz + ${param} * interval '
  * The proxy-log list, newest first. Older pages by keyset on (created_at, id), so every page costs
  * one index range scan however deep it is; `after_id` answers only rows stored since (the live tail).
  */
-export async function listProxyLogs(ctx: AppContext, q: Query): Promise<ProxyLogList> {
+export async function listProxyLogs(ctx: AppContext, q: Query): Promise<Omit<ProxyLogList, 'waiting_rows'>> {
   const where: string[] = [];
   const params: unknown[] = [];
   const param = (value: unknown) => {
@@ -143,4 +144,27 @@ export async function listProxyLogs(ctx: AppContext, q: Query): Promise<ProxyLog
 export async function getProxyLog(ctx: AppContext, id: number): Promise<ProxyLog | null> {
   const { rows } = await ctx.pool.query<Row>(`${SELECT} WHERE l.id = $1`, [id]);
   return rows[0] ? toDto(rows[0]) : null;
+}
+
+/** The live tail asks every few seconds: the edge is asked at most once a second. */
+const WAITING_CACHE_MS = 1000;
+const waitingAsked = new WeakMap<object, { at: number; rows: Promise<number> }>();
+
+/**
+ * The rows the edge holds back right now (its pacer keeps them while a burst saturates it), so the
+ * list can say requests are missing from it for now rather than let them look unlogged; 0 when none
+ * wait or the edge does not answer.
+ */
+export function proxyLogsWaiting(ctx: Pick<AppContext, 'edge'>): Promise<number> {
+  const last = waitingAsked.get(ctx.edge);
+  if (last && Date.now() - last.at < WAITING_CACHE_MS) return last.rows;
+  const current = ctx.edge.current();
+  const rows = current
+    ? askEdgeIdentity(current, 500).then(
+        (identity) => (identity?.proxyLog?.waiting ? identity.proxyLog.buffered : 0),
+        () => 0,
+      )
+    : Promise.resolve(0);
+  waitingAsked.set(ctx.edge, { at: Date.now(), rows });
+  return rows;
 }
