@@ -28,6 +28,11 @@ export type EdgeConfig = {
   maxProcesses: number;
   /** EDGE_SCALE_DOWN_SECONDS: how long the load must be gone before a worker retires (default 300). */
   scaleDownSeconds: number;
+  /**
+   * EDGE_SCALE_UP_AT: the event-loop utilization (0.1 to 1) at which a process counts as saturated
+   * (default 0.8). Lower starts workers at lighter loads (tests use it on a machine shared with others).
+   */
+  scaleUpAt: number;
 };
 
 function countFrom(value: string | undefined, name: string, min: number, max: number): number | null {
@@ -52,6 +57,14 @@ function driverFrom(value: string | undefined): EdgeDriver {
   throw new Error(`EDGE_DRIVER must be embedded or nginx, got "${value}"`);
 }
 
+function utilizationFrom(value: string | undefined): number | null {
+  if (value === undefined || value === '') return null;
+  const share = Number(value);
+  if (!Number.isFinite(share) || share < 0.1 || share > 1)
+    throw new Error(`EDGE_SCALE_UP_AT must be an event-loop utilization from 0.1 to 1, got "${value}"`);
+  return share;
+}
+
 export function loadEdgeConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig {
   if (!env.DATA_DIR) throw new Error('DATA_DIR is required');
   return {
@@ -67,5 +80,6 @@ export function loadEdgeConfig(env: NodeJS.ProcessEnv = process.env): EdgeConfig
     nginxBinary: env.NGINX_BINARY || 'nginx',
     maxProcesses: countFrom(env.EDGE_PROCESSES, 'EDGE_PROCESSES', 1, 64) ?? Math.min(8, os.availableParallelism()),
     scaleDownSeconds: countFrom(env.EDGE_SCALE_DOWN_SECONDS, 'EDGE_SCALE_DOWN_SECONDS', 1, 86_400) ?? 300,
+    scaleUpAt: utilizationFrom(env.EDGE_SCALE_UP_AT) ?? 0.8,
   };
 }

@@ -161,6 +161,7 @@ async function main(): Promise<void> {
   const workers = new EdgeWorkers({
     maxProcesses: behindNginx ? 1 : config.maxProcesses,
     scaleDownSeconds: config.scaleDownSeconds,
+    scaleUpAt: config.scaleUpAt,
     servers,
     tlsPort: () => tlsPort,
     routes,

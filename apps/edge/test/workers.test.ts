@@ -66,12 +66,17 @@ describe('the edge workers', () => {
     }
   });
 
-  it('EDGE_PROCESSES and EDGE_SCALE_DOWN_SECONDS are whole numbers in range, with defaults', () => {
+  it('EDGE_PROCESSES, EDGE_SCALE_DOWN_SECONDS and EDGE_SCALE_UP_AT are in range, with defaults', () => {
     const base = { DATA_DIR: '/tmp/lb-edge-config' };
     const defaults = loadEdgeConfig(base);
     expect(defaults.maxProcesses).toBeGreaterThanOrEqual(1);
     expect(defaults.maxProcesses).toBeLessThanOrEqual(8);
     expect(defaults.scaleDownSeconds).toBe(300);
+    expect(defaults.scaleUpAt).toBe(0.8);
+    expect(loadEdgeConfig({ ...base, EDGE_SCALE_UP_AT: '0.5' }).scaleUpAt).toBe(0.5);
+    expect(() => loadEdgeConfig({ ...base, EDGE_SCALE_UP_AT: '0.05' })).toThrow(
+      'EDGE_SCALE_UP_AT must be an event-loop utilization from 0.1 to 1, got "0.05"',
+    );
     expect(loadEdgeConfig({ ...base, EDGE_PROCESSES: '1', EDGE_SCALE_DOWN_SECONDS: '5' })).toMatchObject({
       maxProcesses: 1,
       scaleDownSeconds: 5,

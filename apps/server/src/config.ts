@@ -18,6 +18,8 @@ const envSchema = z.object({
   EDGE_PROCESSES: z.coerce.number().int().min(1).max(64).optional(),
   // How long the load must be gone before an extra edge process retires.
   EDGE_SCALE_DOWN_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  // The event-loop utilization at which an edge process counts as saturated (a worker starts after 2 s of it).
+  EDGE_SCALE_UP_AT: z.coerce.number().min(0.1).max(1).optional(),
   // A PEM file of a private ACME CA's certificate to trust besides the system's (Pebble in tests).
   ACME_CA_FILE: z.string().optional(),
   NGINX_BINARY: z.string().min(1).optional(),
@@ -76,6 +78,8 @@ export type Config = {
   /** EDGE_PROCESSES: the embedded edge's processes at most (undefined: the edge's default, one per CPU). */
   edgeProcesses: number | undefined;
   edgeScaleDownSeconds: number;
+  /** EDGE_SCALE_UP_AT (undefined: the edge's default, 0.8). */
+  edgeScaleUpAt: number | undefined;
   acmeCaFile: string | undefined;
   /** NGINX_BINARY: the nginx program of the nginx edge driver (`nginx` on the PATH unless set). */
   nginxBinary: string;
@@ -119,6 +123,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     proxyLog: e.PROXY_LOG === 'on',
     edgeProcesses: e.EDGE_PROCESSES,
     edgeScaleDownSeconds: e.EDGE_SCALE_DOWN_SECONDS,
+    edgeScaleUpAt: e.EDGE_SCALE_UP_AT,
     acmeCaFile: e.ACME_CA_FILE,
     nginxBinary: e.NGINX_BINARY ?? findNginx(),
     acmeHttpPort: e.ACME_HTTP_PORT,

@@ -60,6 +60,7 @@ export async function startPlatform(
     proxyLog: config.proxyLog,
     processes: config.edgeProcesses,
     scaleDownSeconds: config.edgeScaleDownSeconds,
+    scaleUpAt: config.edgeScaleUpAt,
     nginxBinary: config.nginxBinary,
     database: connection,
     log: { info: (m) => logger.info(m), warn: (m) => logger.warn(m), error: (m) => logger.error(m) },

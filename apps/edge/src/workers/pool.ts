@@ -9,8 +9,6 @@ import { EDGE_WORKER_ENV, type FromWorker, type ToWorker, type WorkerLoad } from
 
 /** How often the first process weighs the load of every process. */
 const TICK_MS = 1000;
-/** Event-loop utilization at which a process counts as saturated. */
-const BUSY = 0.8;
 /** Every process saturated this many seconds in a row: one more worker. */
 const BUSY_SECONDS = 2;
 /** A gap in utilization this wide between the busiest and the idlest process moves connections. */
@@ -34,6 +32,8 @@ export type EdgeWorkersOptions = {
   maxProcesses: number;
   /** Calm this long (every process could go on with one fewer): the newest worker retires. */
   scaleDownSeconds: number;
+  /** Event-loop utilization at which a process counts as saturated (EDGE_SCALE_UP_AT). */
+  scaleUpAt: number;
   servers: ProxyServers;
   tlsPort: () => number | null;
   routes: RouteTableHolder;
@@ -137,7 +137,8 @@ export class EdgeWorkers {
     const active = loads.length;
     const starting = [...this.#workers].some((w) => !w.listening && !w.retiring);
 
-    this.#busySeconds = loads.every((l) => l.eventLoop >= BUSY) ? this.#busySeconds + 1 : 0;
+    const busy = this.options.scaleUpAt;
+    this.#busySeconds = loads.every((l) => l.eventLoop >= busy) ? this.#busySeconds + 1 : 0;
     if (this.#busySeconds >= BUSY_SECONDS && active < this.options.maxProcesses && !starting) {
       this.#busySeconds = 0;
       this.#spawn();
@@ -156,7 +157,7 @@ export class EdgeWorkers {
     const sorted = [...loads].sort((a, b) => b.eventLoop - a.eventLoop);
     const busiest = sorted[0];
     const idlest = sorted[sorted.length - 1];
-    if (!busiest || !idlest || busiest.eventLoop - idlest.eventLoop < IMBALANCE || busiest.eventLoop < BUSY - IMBALANCE) return;
+    if (!busiest || !idlest || busiest.eventLoop - idlest.eventLoop < IMBALANCE || busiest.eventLoop < busy - IMBALANCE) return;
     const connections = Math.ceil(busiest.connections * SHED_SHARE);
     if (busiest.worker) this.#send(busiest.worker, { type: 'shed', connections });
     else this.options.load.shed(connections);

@@ -159,6 +159,23 @@ async function keepAsking(port: number, during: () => Promise<void>) {
   return { asked, failures };
 }
 
+/** An HTTP server answering `body` in a Node process of its own (killed after the tests), and its port. */
+async function serverProcess(body: string): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(
+    process.execPath,
+    [
+      '-e',
+      `require('http').createServer((q, s) => s.end(${JSON.stringify(body)})).listen(0, '127.0.0.1', function () { console.log(this.address().port) })`,
+    ],
+    { stdio: ['ignore', 'pipe', 'inherit'] },
+  );
+  strangers.push(child);
+  const port = await new Promise<number>((resolve) =>
+    child.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))),
+  );
+  return { child, port };
+}
+
 describe('the edge proxy', () => {
   it('answers an unknown host with a page naming it (HTML, or JSON when asked), from an empty route table loaded from the database', async () => {
     const { dataDir, env } = await installation();
@@ -285,18 +302,7 @@ describe('the edge proxy', () => {
   it('a stale state file whose pid belongs to another process is not adopted, and that process is left alone', async () => {
     const { dataDir, env } = await installation();
     // A stranger: a live HTTP server that got the pid, with its real start time and its port on record.
-    const stranger = spawn(
-      process.execPath,
-      [
-        '-e',
-        "require('http').createServer((q, s) => s.end('stranger')).listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    strangers.push(stranger);
-    const strangerPort = await new Promise<number>((resolve) =>
-      stranger.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))),
-    );
+    const { child: stranger, port: strangerPort } = await serverProcess('stranger');
     const strangerPid = stranger.pid as number;
     fs.mkdirSync(edgePaths(dataDir).dir, { recursive: true });
     writeFileAtomic(
@@ -336,20 +342,11 @@ describe('the edge proxy', () => {
       ADMIN_PASSWORD: 'edge-password-1',
       EDGE_PROCESSES: '2',
       EDGE_SCALE_DOWN_SECONDS: '2',
+      // Saturated at a lighter load than the default 0.8: other test files share this machine's cores.
+      EDGE_SCALE_UP_AT: '0.4',
     });
     // The app in a process of its own, so the load is on the edge, not on this test's event loop.
-    const app = spawn(
-      process.execPath,
-      [
-        '-e',
-        "require('http').createServer((q, s) => s.end('the app')).listen(0, '127.0.0.1', function () { console.log(this.address().port) })",
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
-    strangers.push(app);
-    const appPort = await new Promise<number>((resolve) =>
-      app.stdout?.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))),
-    );
+    const { child: app, port: appPort } = await serverProcess('the app');
     const api = apiClient(platform.url);
     const admin = await api.login('edge@example.test', 'edge-password-1');
     const routeTo = async (domain: string) => {

@@ -3,6 +3,7 @@ import { useMemo, useState } from 'react';
 import { useSearchParams } from 'react-router';
 import { EmptyState, Page } from '@/components/layout/page';
 import { Button } from '@/components/ui/button';
+import { Callout } from '@/components/ui/callout';
 import { errorDetail } from '@/lib/api';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
 import { cn } from '@/lib/utils';
@@ -56,50 +57,38 @@ const viewOf = (filters: ListFilters, key: string): View => {
 /** Rows the edge holds back during a burst: the requests were served and will be listed, just not yet. */
 export function WaitingCallout({ rows }: { rows: number }) {
   return (
-    <div
-      role="status"
-      className="flex items-start gap-3 rounded-lg border border-sky-500/40 bg-sky-500/10 px-4 py-3 text-sm"
+    <Callout
+      tone="info"
+      icon={Hourglass}
       data-testid="waiting-callout"
+      title={rows === 1 ? '1 request is waiting to be logged' : `${rows.toLocaleString()} requests are waiting to be logged`}
     >
-      <Hourglass className="mt-0.5 size-4 shrink-0 text-sky-700 dark:text-sky-300" aria-hidden="true" />
-      <div className="grid min-w-0 gap-1">
-        <p className="font-medium text-sky-900 dark:text-sky-200">
-          {rows === 1 ? '1 request is waiting to be logged' : `${rows.toLocaleString()} requests are waiting to be logged`}
-        </p>
-        <p className="text-sky-950/80 dark:text-sky-200/80">
-          The edge is serving a burst of traffic and keeps these rows back so that writing them does not slow it down. They are
-          written as soon as the burst is over (within 30 seconds) and appear here then.
-        </p>
-      </div>
-    </div>
+      The edge is serving a burst of traffic and keeps these rows back so that writing them does not slow it down. They are
+      written as soon as the burst is over (within 30 seconds) and appear here then.
+    </Callout>
   );
 }
 
 export function DroppedCallout({ dropped }: { dropped: Dropped }) {
   const { count, last_at } = dropped;
   return (
-    <div
-      role="status"
-      className="flex items-start gap-3 rounded-lg border border-warning/50 bg-warning/10 px-4 py-3 text-sm"
+    <Callout
+      tone="warning"
+      icon={TriangleAlert}
       data-testid="dropped-callout"
+      title={
+        count === 1 ? '1 request was served but not logged' : `${count.toLocaleString()} requests were served but not logged`
+      }
     >
-      <TriangleAlert className="mt-0.5 size-4 shrink-0 text-amber-600 dark:text-warning" aria-hidden="true" />
-      <div className="grid min-w-0 gap-1">
-        <p className="font-medium text-amber-800 dark:text-warning">
-          {count === 1 ? '1 request was served but not logged' : `${count.toLocaleString()} requests were served but not logged`}
-        </p>
-        <p className="text-amber-900/80 dark:text-warning/80">
-          The edge holds log rows in a buffer while it writes them to the database. That buffer filled while the database was slow
-          or unavailable, so these requests were answered as usual but left no row here.
-          {last_at ? (
-            <>
-              {' '}
-              The last one was <time dateTime={last_at}>{formatRelativeTime(last_at)}</time> ({formatDateTime(last_at)}).
-            </>
-          ) : null}
-        </p>
-      </div>
-    </div>
+      The edge holds log rows in a buffer while it writes them to the database. That buffer filled while the database was slow or
+      unavailable, so these requests were answered as usual but left no row here.
+      {last_at ? (
+        <>
+          {' '}
+          The last one was <time dateTime={last_at}>{formatRelativeTime(last_at)}</time> ({formatDateTime(last_at)}).
+        </>
+      ) : null}
+    </Callout>
   );
 }
 

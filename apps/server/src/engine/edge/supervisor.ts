@@ -35,6 +35,8 @@ export type EdgeSupervisorOptions = {
   processes?: number;
   /** How long the load must be gone before an extra edge process retires. */
   scaleDownSeconds?: number;
+  /** The event-loop utilization at which an edge process counts as saturated. */
+  scaleUpAt?: number;
   database: pg.PoolConfig;
   log: Log;
   /** The built edge (apps/edge/dist/main.js) unless given. */
@@ -186,6 +188,7 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
           ...(options.proxyLog === false ? { PROXY_LOG: 'off' } : {}),
           ...(options.processes ? { EDGE_PROCESSES: String(options.processes) } : {}),
           ...(options.scaleDownSeconds ? { EDGE_SCALE_DOWN_SECONDS: String(options.scaleDownSeconds) } : {}),
+          ...(options.scaleUpAt ? { EDGE_SCALE_UP_AT: String(options.scaleUpAt) } : {}),
           ...(options.port === 0 && previousPort ? { LAUNCHBAY_EDGE_PREFERRED_PORT: String(previousPort) } : {}),
           PROXY_TLS_PORT: String(options.tlsPort),
           EDGE_DRIVER: driver,
