@@ -166,7 +166,13 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
   });
 
   it('runs the order calls step by step: create, read, debug, finalize; a new certificate is served without a restart', async () => {
-    const order = await api.call<DomainOrder>('POST', `/domains/${DOMAIN}/order`, { token: admin });
+    // A CA may hand out an authorization that is already valid (ACME allows it; seen once in CI with
+    // Pebble, despite PEBBLE_AUTHZREUSE=0): this test is about a fresh one, so it asks again until the
+    // challenge is pending.
+    let order = await api.call<DomainOrder>('POST', `/domains/${DOMAIN}/order`, { token: admin });
+    for (let attempt = 1; attempt < 5 && order.body.challenges?.[0]?.status === 'valid'; attempt++) {
+      order = await api.call<DomainOrder>('POST', `/domains/${DOMAIN}/order`, { token: admin });
+    }
     expect(order.status, JSON.stringify(order.body)).toBe(201);
     const challenge = order.body.challenges[0];
     expect(challenge).toMatchObject({ type: 'http-01', identifier: DOMAIN, status: 'pending' });
