@@ -19,11 +19,11 @@ import {
 } from '@launchbay/edge-protocol';
 import { type EdgeConfig, loadEdgeConfig } from './config';
 import { HealthChecks, HealthReportWriter } from './health';
+import { edgeLog } from './log';
 import { NginxAccessLog } from './nginx/access-log';
 import { NginxDriver, runningNginxMaster, stopNginx } from './nginx/driver';
 import { createProxyServer } from './proxy';
-import { liveLoadGauge, ProxyLogPacer } from './proxy-log-pacer';
-import { ProxyLogWriter, postgresProxyLogSink } from './proxy-log-writer';
+import { pacedProxyLog } from './proxy-log-writer';
 import { PgRouteSource } from './route-source';
 import { RouteTableHolder } from './route-table';
 import { acquireState, releaseState, updateState } from './state-file';
@@ -38,7 +38,7 @@ const FIRST_TABLE_WAIT_MS = 3000;
 /** How often the edge checks that its state file still names it. */
 const LEASE_CHECK_MS = 2000;
 
-const log = (message: string) => console.log(`${new Date().toISOString()} [edge ${process.pid}] ${message}`);
+const log = edgeLog('edge');
 
 function listen(server: http.Server, host: string, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -124,12 +124,7 @@ async function main(): Promise<void> {
   const source = new PgRouteSource(paths.database, routes, log);
   /** The requests served since the pacer last looked: the embedded edge's own rows, or what nginx logged (set below). */
   let requestsSince = (): number => proxyLog.takeRecordedCount();
-  const pacer: ProxyLogPacer = new ProxyLogPacer(liveLoadGauge(() => requestsSince()));
-  const proxyLog: ProxyLogWriter = new ProxyLogWriter({
-    sink: () => (source.client ? postgresProxyLogSink(source.client) : undefined),
-    log,
-    pacer,
-  });
+  const { proxyLog, pacer } = pacedProxyLog(source, log, () => requestsSince());
   const healthReports = new HealthReportWriter(() => source.client, log);
   /** Behind nginx, a change of health rewrites its configuration (an unhealthy upstream is left out of it). */
   let healthChanged: () => void = () => undefined;

@@ -8,7 +8,7 @@ import {
   proxyLogCopyLine,
 } from '@launchbay/edge-protocol';
 import type postgres from 'postgres';
-import type { ProxyLogPacer } from './proxy-log-pacer';
+import { liveLoadGauge, ProxyLogPacer } from './proxy-log-pacer';
 
 /** Where the writer puts what it has: batches of rows as COPY text lines, and episodes of rows it could not keep. */
 export type ProxyLogSink = {
@@ -244,4 +244,24 @@ export class ProxyLogWriter {
     this.options.pacer?.release();
     await Promise.race([this.flush(), new Promise((resolve) => setTimeout(resolve, timeoutMs).unref())]);
   }
+}
+
+/**
+ * A process's proxy-log writer to the database connection `database` holds while it is up, paced by
+ * the load it sees: `requestsSince` is the traffic served since the last look (the writer's own rows
+ * unless given; behind nginx, what nginx logged).
+ */
+export function pacedProxyLog(
+  database: { readonly client: postgres.Sql<Record<string, unknown>> | undefined },
+  log: (message: string) => void,
+  requestsSince?: () => number,
+): { proxyLog: ProxyLogWriter; pacer: ProxyLogPacer } {
+  const requests = requestsSince ?? (() => proxyLog.takeRecordedCount());
+  const pacer = new ProxyLogPacer(liveLoadGauge(requests));
+  const proxyLog: ProxyLogWriter = new ProxyLogWriter({
+    sink: () => (database.client ? postgresProxyLogSink(database.client) : undefined),
+    log,
+    pacer,
+  });
+  return { proxyLog, pacer };
 }

@@ -2,9 +2,9 @@ import type net from 'node:net';
 import { type EdgeIdentity, edgePaths } from '@launchbay/edge-protocol';
 import { loadEdgeConfig } from '../config';
 import { HealthFromPrimary } from '../health';
+import { edgeLog } from '../log';
 import { createProxyServer } from '../proxy';
-import { liveLoadGauge, ProxyLogPacer } from '../proxy-log-pacer';
-import { ProxyLogWriter, postgresProxyLogSink } from '../proxy-log-writer';
+import { pacedProxyLog } from '../proxy-log-writer';
 import { PgRouteSource } from '../route-source';
 import { RouteTableHolder } from '../route-table';
 import { Certificates } from '../tls';
@@ -32,19 +32,14 @@ const LOG_CLOSE_MS = 3000;
 export function runWorker(): void {
   const config = loadEdgeConfig();
   const paths = edgePaths(config.dataDir);
-  const log = (message: string) => console.log(`${new Date().toISOString()} [edge worker ${process.pid}] ${message}`);
+  const log = edgeLog('edge worker');
   const send = (message: FromWorker) => {
     if (process.connected) process.send?.(message);
   };
 
   const routes = new RouteTableHolder();
   const database = new PgRouteSource(paths.database, null, log);
-  const pacer: ProxyLogPacer = new ProxyLogPacer(liveLoadGauge(() => proxyLog.takeRecordedCount()));
-  const proxyLog: ProxyLogWriter = new ProxyLogWriter({
-    sink: () => (database.client ? postgresProxyLogSink(database.client) : undefined),
-    log,
-    pacer,
-  });
+  const { proxyLog, pacer } = pacedProxyLog(database, log);
   const health = new HealthFromPrimary();
   const certificates = new Certificates(log);
   let tlsPort: number | null = null;
