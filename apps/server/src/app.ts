@@ -1,6 +1,7 @@
 import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { Logger } from 'pino';
 import type { AppContext } from './context';
 import { API_AREAS } from './http/areas';
 import { registerAuthorisation } from './http/auth';
@@ -8,8 +9,9 @@ import { consoleDirectory, registerConsole } from './http/console';
 import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors';
 import { registerInputHandling } from './http/input';
 import { registerOpenApi } from './http/openapi';
-import { registerSecurityHeaders, sanitiseForwardedHeaders } from './http/security';
+import { registerSecurity } from './http/security';
 import type { App } from './lib/http';
+import { lazyChildLogger } from './lib/logger';
 import { registerAuditHooks } from './modules/audit/recorder';
 import { gitRemoteRoutes } from './modules/git-remote/routes';
 import { accessModeNow } from './modules/settings/service';
@@ -22,6 +24,7 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
   const app = Fastify({
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
+    childLoggerFactory: (parent, bindings, options) => lazyChildLogger(parent as Logger, bindings, options),
     bodyLimit: BODY_LIMIT_BYTES,
     // Behind a local proxy or tunnel the client address comes from X-Forwarded-For; reached
     // directly, nobody is trusted to say it. Follows the access mode setting without a restart.
@@ -31,16 +34,10 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
-  // First of all hooks: nothing may read a client address from a forwarded header that does not parse.
-  app.addHook('onRequest', (request, _reply, done) => {
-    sanitiseForwardedHeaders(request);
-    done();
-  });
+  const consoleDir = consoleDirectory(ctx.config.consoleDir);
+  registerSecurity(app, { consoleDir });
   registerInputHandling(app);
   registerErrorHandling(app);
-
-  const consoleDir = consoleDirectory(ctx.config.consoleDir);
-  registerSecurityHeaders(app, { consoleDir });
   await app.register(fastifyCookie);
   await registerOpenApi(app);
   registerAuthorisation(app, ctx);

@@ -20,8 +20,11 @@ export type CredentialCheck = { principal: Principal } | { principal: null; refu
  * of the forget methods, which drop the cached copies now and again when the change commits.
  */
 export interface PrincipalResolver {
-  /** Synchronous when the credential is cached (the hot path of every API call), a promise when it must be loaded. */
-  resolve(credential: string, ip: string): CredentialCheck | Promise<CredentialCheck>;
+  /**
+   * Synchronous when the credential is cached (the hot path of every API call), a promise when it must be loaded.
+   * The client's address is asked only when an API key's use is recorded (reading it costs a trusted-proxy check).
+   */
+  resolve(credential: string, clientIp: () => string): CredentialCheck | Promise<CredentialCheck>;
   /** A sign-in between password and second factor (only this resolves a pending-MFA token). */
   resolvePendingMfa(token: string): Promise<Principal | null>;
   forgetUser(userId: number): void;

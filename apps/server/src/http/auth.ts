@@ -71,17 +71,17 @@ async function decideSlowly(
 
 /** Callback-style, so the common case (a cached credential reading a route) passes without a promise. */
 function authorise(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
-  const config = request.routeOptions.config;
+  // Read once: Fastify builds this object anew on every read.
+  const { config, url: route } = request.routeOptions;
   // Decide by the route that matched, never by the raw URL: the router decodes the path, so
   // '/%61pi/users' reaches the '/api/users' route while its raw URL does not start with '/api/'.
-  const route = request.routeOptions.url;
   if (!route?.startsWith('/api/') || route === '/api/docs' || route.startsWith('/api/docs/') || !config || request.is404) {
     done();
     return;
   }
   const access: Access = config.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'reader' : 'user');
   const token = requestToken(request);
-  const checking = token ? ctx.principals.resolve(token, request.ip) : { principal: null };
+  const checking = token ? ctx.principals.resolve(token, () => request.ip) : { principal: null };
   const answer = (refusal: Refusal | null): void => {
     // A refusal is the answer: the hook then ends without done() (Fastify's rule for callback hooks).
     if (refusal) sendError(reply, refusal.status, refusal.body);

@@ -1,9 +1,10 @@
 import { findUnsafeText, UNSAFE_TEXT_MESSAGE } from '@launchbay/contract';
+import type { preValidationHookHandler, RouteOptions } from 'fastify';
 import type { FastifySerializerCompiler } from 'fastify/types/schema';
 import { ResponseSerializationError, validatorCompiler } from 'fastify-type-provider-zod';
 import type { ZodType } from 'zod';
 import { badRequest } from '../lib/errors';
-import type { App } from '../lib/http';
+import { type App, hookList } from '../lib/http';
 
 /**
  * Answers are checked against the route's zod schema (unknown fields stripped) and written as JSON.
@@ -32,18 +33,32 @@ export function registerInputHandling(app: App) {
   });
 
   // Before any schema: text that PostgreSQL or jsonb cannot hold is refused for every route at once.
-  app.addHook('preValidation', (request, _reply, done) => {
-    for (const [where, value] of [
-      ['', request.body],
-      ['query.', request.query],
-      ['params.', request.params],
-    ] as const) {
-      const found = findUnsafeText(value);
-      if (found) {
-        const path = `${where}${found.join('.')}`.replace(/\.$/, '') || '(root)';
-        return done(badRequest(`${path}: ${UNSAFE_TEXT_MESSAGE}`, [{ path, message: UNSAFE_TEXT_MESSAGE }]));
-      }
-    }
-    done();
+  // A route-level hook, so the routes that take no input (a GET of a fixed path) run no hook at all.
+  app.addHook('onRoute', (route) => {
+    if (takesInput(route)) route.preValidation = [refuseUnsafeText, ...hookList(route.preValidation)];
   });
 }
+
+/** Whether a request to `route` can carry text the route reads: a body, path parameters or a query it declares. */
+function takesInput(route: RouteOptions): boolean {
+  const methods = Array.isArray(route.method) ? route.method : [route.method];
+  if (methods.some((method) => method !== 'GET' && method !== 'HEAD')) return true;
+  if (/[:*]/.test(route.url)) return true;
+  const schema = route.schema as { querystring?: unknown; params?: unknown } | undefined;
+  return Boolean(schema?.querystring || schema?.params);
+}
+
+const refuseUnsafeText: preValidationHookHandler = (request, _reply, done) => {
+  for (const [where, value] of [
+    ['', request.body],
+    ['query.', request.query],
+    ['params.', request.params],
+  ] as const) {
+    const found = findUnsafeText(value);
+    if (found) {
+      const path = `${where}${found.join('.')}`.replace(/\.$/, '') || '(root)';
+      return done(badRequest(`${path}: ${UNSAFE_TEXT_MESSAGE}`, [{ path, message: UNSAFE_TEXT_MESSAGE }]));
+    }
+  }
+  done();
+};

@@ -124,10 +124,16 @@ export function apiSecurityHeaders(pageHeaders: Record<string, string>): Record<
   };
 }
 
-export function registerSecurityHeaders(app: App, options: { consoleDir: string | undefined }) {
+/**
+ * One onRequest hook, the first of all, for every answer (a hook costs its dispatch on every
+ * request): forwarded headers are checked before anything reads a client address, then the
+ * security headers are set.
+ */
+export function registerSecurity(app: App, options: { consoleDir: string | undefined }) {
   const pageHeaders = securityHeaders(options.consoleDir);
   const apiHeaders = apiSecurityHeaders(pageHeaders);
   app.addHook('onRequest', (request, reply, done) => {
+    sanitiseForwardedHeaders(request);
     const url = request.url;
     // /api/docs is a page (Swagger UI): it gets the page policy.
     const isApi = (url === '/api' || url.startsWith('/api/') || url.startsWith('/api?')) && !url.startsWith('/api/docs');
@@ -143,7 +149,7 @@ export function registerSecurityHeaders(app: App, options: { consoleDir: string 
  * address. Entries are read right to left, as the proxy chain appends them; the first one that
  * does not parse cuts the chain there (nothing to its left can be trusted either).
  */
-export function sanitiseForwardedHeaders(request: FastifyRequest) {
+function sanitiseForwardedHeaders(request: FastifyRequest) {
   const headers = request.raw.headers;
   const forwardedFor = headers['x-forwarded-for'];
   if (forwardedFor !== undefined) {

@@ -49,3 +49,7 @@ export const ROLE_LEVEL: Record<RoleType, number> = { reader: 1, user: 2, admin:
 export function roleLevel(roles: readonly RoleType[]): number {
   return roles.reduce((max, role) => Math.max(max, ROLE_LEVEL[role]), 0);
 }
+
+/** A route option that takes one hook or a list of them, as a list (to add a route-level hook to). */
+export const hookList = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];

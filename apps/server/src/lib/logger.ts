@@ -27,3 +27,59 @@ export function createLogger(level: string, pretty = process.stdout.isTTY === tr
   };
   return pino({ level }, stream);
 }
+
+type LogArguments = [object: unknown, message?: string, ...values: unknown[]];
+
+/**
+ * A request's logger that becomes a pino child only when the request logs something. Fastify
+ * makes a child logger per request for its request id; building one (bindings serialised into a
+ * string, a new object) cost about 2% of a cached GET, and nearly every request logs nothing.
+ */
+class RequestLogger {
+  #child: Logger | undefined;
+  constructor(
+    private readonly parent: Logger,
+    private readonly bindings: Record<string, unknown>,
+    private readonly options: { level?: string },
+  ) {}
+
+  #logger(): Logger {
+    this.#child ??= this.parent.child(this.bindings, this.options);
+    return this.#child;
+  }
+
+  get level(): string {
+    return this.#child?.level ?? this.options.level ?? this.parent.level;
+  }
+  set level(level: string) {
+    this.#logger().level = level;
+  }
+  fatal(...args: LogArguments) {
+    this.#logger().fatal(...(args as [unknown, string?]));
+  }
+  error(...args: LogArguments) {
+    this.#logger().error(...(args as [unknown, string?]));
+  }
+  warn(...args: LogArguments) {
+    this.#logger().warn(...(args as [unknown, string?]));
+  }
+  info(...args: LogArguments) {
+    this.#logger().info(...(args as [unknown, string?]));
+  }
+  debug(...args: LogArguments) {
+    this.#logger().debug(...(args as [unknown, string?]));
+  }
+  trace(...args: LogArguments) {
+    this.#logger().trace(...(args as [unknown, string?]));
+  }
+  silent() {}
+  child(bindings: Record<string, unknown>, options?: { level?: string }): Logger {
+    return this.#logger().child(bindings, options);
+  }
+}
+
+/** Fastify's `childLoggerFactory`: the request's logger, made a pino child on its first line. */
+export function lazyChildLogger(parent: Logger, bindings: Record<string, unknown>, options: { level?: string }): Logger {
+  // Has every method and property Fastify and the routes use of a pino logger (checked by Fastify per request).
+  return new RequestLogger(parent, bindings, options) as unknown as Logger;
+}

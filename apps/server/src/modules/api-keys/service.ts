@@ -282,6 +282,8 @@ export async function loadApiKey(db: Db, secretHash: string): Promise<LoadedApiK
 const keyUses = new WriteThrottle<number>(60_000);
 
 /** Records when and from where a key was last used (at most once a minute per key). */
-export function recordApiKeyUse(db: Db, keyId: number, ip: string): void {
-  keyUses.run(keyId, () => db.update(apiKeys).set({ lastUsedAt: new Date(), lastUsedIp: ip }).where(eq(apiKeys.id, keyId)));
+export function recordApiKeyUse(db: Db, keyId: number, clientIp: () => string): void {
+  keyUses.run(keyId, () =>
+    db.update(apiKeys).set({ lastUsedAt: new Date(), lastUsedIp: clientIp() }).where(eq(apiKeys.id, keyId)),
+  );
 }

@@ -6,7 +6,7 @@ import {
   runInRequestTransaction,
   unscopedDb,
 } from '../../db/request-transaction';
-import type { App } from '../../lib/http';
+import { type App, hookList } from '../../lib/http';
 import { type AuditEvent, recordAuditEvent } from './service';
 
 /**
@@ -131,8 +131,6 @@ declare module 'fastify' {
 }
 
 /** A route option's hooks as a list (Fastify takes one function or several). */
-const hookList = <T>(hooks: T | T[] | undefined): T[] => (hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks]);
-
 const isMutatingApiRoute = (method: string | string[], url: string) =>
   url.startsWith('/api/') && (Array.isArray(method) ? method : [method]).some((m) => MUTATIONS.has(m));
 
