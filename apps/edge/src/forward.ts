@@ -201,13 +201,21 @@ class Exchange {
   }
 }
 
-/** One attempt, as undici's dispatch handler: writes the app's answer to the client as it streams in. */
+/**
+ * One attempt, as undici's dispatch handler: writes the app's answer to the client as it streams in.
+ * It speaks the handler interface undici's client calls itself (onConnect, onHeaders, onData,
+ * onComplete, onError), marked deprecated in undici 7's types in favour of a controller interface
+ * that undici adapts back to this one per request: a wrapper, a controller and a parsed copy of the
+ * headers the edge never reads, 3.5% of the edge's CPU per proxied request. The edge's tests cover
+ * every path of it (streaming, backpressure, client gone, retries, bad headers).
+ */
 class Attempt implements Dispatcher.DispatchHandler {
   started = false;
   responded = false;
   done: () => void = () => undefined;
   dispatcher: Dispatcher | null = null;
-  #controller: Dispatcher.DispatchController | null = null;
+  #abort: ((reason: Error) => void) | null = null;
+  #resume: (() => void) | null = null;
   #aborted = false;
   #waitingForDrain = false;
 
@@ -215,55 +223,58 @@ class Attempt implements Dispatcher.DispatchHandler {
 
   abort(): void {
     this.#aborted = true;
-    this.#controller?.abort(new Error('the client went away'));
+    this.#abort?.(new Error('the client went away'));
   }
 
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#controller = controller;
+  onConnect(abort: (reason?: Error) => void): void {
+    this.#abort = abort;
     if (this.#aborted) {
-      controller.abort(new Error('the client went away'));
+      abort(new Error('the client went away'));
     } else if (this.dispatcher && this.exchange.context.pools.isRetired(this.dispatcher)) {
       // The table moved on while this request waited for a connection: not a byte has gone to the
       // old deployment, so it goes to the new one (the abort stops undici before it writes anything).
-      controller.abort(Object.assign(new Error('the route moved on'), { code: REROUTE }));
+      abort(Object.assign(new Error('the route moved on'), { code: REROUTE }));
     } else {
       this.started = true;
     }
   }
 
-  onResponseStart(controller: Dispatcher.DispatchController, statusCode: number): void {
-    if (statusCode < 200) return; // 1xx informational: the final answer follows
+  /** Returns false to pause reading the app's answer (as onData does). */
+  onHeaders(statusCode: number, rawHeaders: Buffer[], resume: () => void): boolean {
+    if (statusCode < 200) return true; // 1xx informational: the final answer follows
     const { res, body } = this.exchange;
+    this.#resume = resume;
     this.responded = true;
     body?.settle();
     try {
-      res.writeHead(statusCode, clientResponseHeaders((controller.rawHeaders ?? []) as Buffer[]));
+      res.writeHead(statusCode, clientResponseHeaders(rawHeaders));
     } catch {
       // A header Node refuses to send: the app's answer cannot be passed on as it is.
       this.responded = false;
-      controller.abort(Object.assign(new Error('the app sent a header that cannot be forwarded'), { code: 'EBADHEADER' }));
+      this.#abort?.(Object.assign(new Error('the app sent a header that cannot be forwarded'), { code: 'EBADHEADER' }));
     }
+    return true;
   }
 
-  onResponseData(controller: Dispatcher.DispatchController, chunk: Buffer): void {
+  onData(chunk: Buffer): boolean {
     const { res } = this.exchange;
     if (!res.write(chunk) && !this.#waitingForDrain) {
       this.#waitingForDrain = true;
-      controller.pause();
       res.once('drain', () => {
         this.#waitingForDrain = false;
-        controller.resume();
+        this.#resume?.();
       });
     }
+    return !this.#waitingForDrain;
   }
 
-  onResponseEnd(): void {
+  onComplete(): void {
     this.done();
     this.exchange.body?.discard();
     this.exchange.res.end();
   }
 
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+  onError(error: Error): void {
     this.done();
     const { res } = this.exchange;
     if (this.exchange.clientGone) return;

@@ -98,19 +98,24 @@ export function upstreamRequestHeaders(req: IncomingMessage, forUpgrade: boolean
 
 /** The app's response headers for the client, as a flat list: hop-by-hop ones dropped, the rest as they came. */
 export function clientResponseHeaders(raw: readonly (Buffer | string)[]): string[] {
+  // One pass, each name and value read once; names a Connection header lists go in a second pass, rarely needed.
   let listed: Set<string> | null = null;
-  for (let i = 0; i < raw.length; i += 2) {
-    const name = String(raw[i]);
-    if (name.length === 10 && name.toLowerCase() === 'connection') listed = connectionTokens(latin1(raw[i + 1]));
-  }
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
     const name = latin1(raw[i]);
     const lower = name.toLowerCase();
-    if (HOP_BY_HOP.has(lower) || listed?.has(lower)) continue;
+    if (HOP_BY_HOP.has(lower)) {
+      if (lower === 'connection') listed = connectionTokens(latin1(raw[i + 1]));
+      continue;
+    }
     out.push(name, latin1(raw[i + 1]));
   }
-  return out;
+  if (!listed) return out;
+  const kept: string[] = [];
+  for (let i = 0; i < out.length; i += 2) {
+    if (!listed.has((out[i] as string).toLowerCase())) kept.push(out[i] as string, out[i + 1] as string);
+  }
+  return kept;
 }
 
 /** Header bytes as Node writes them back (latin1), so a value that is not ASCII goes through unchanged. */
