@@ -50,9 +50,28 @@ export function clientAddress(socket: Socket): string {
   return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
 }
 
+/** Each route's and upstream's text in the log rows, made once per table entry rather than once per request. */
+const routeTexts = new WeakMap<Route, string>();
+const upstreamTexts = new WeakMap<RouteUpstream, string>();
+
+function routeText(route: Route | undefined): string | null {
+  if (!route) return null;
+  let text = routeTexts.get(route);
+  if (text === undefined) {
+    text = `${route.host}${route.pathPrefix}`;
+    routeTexts.set(route, text);
+  }
+  return text;
+}
+
 function upstreamText(upstream: RouteUpstream | undefined): string | null {
   if (!upstream) return null;
-  return upstream.kind === 'tcp' ? `${upstream.host}:${upstream.port}` : `unix:${upstream.socketPath}`;
+  let text = upstreamTexts.get(upstream);
+  if (text === undefined) {
+    text = upstream.kind === 'tcp' ? `${upstream.host}:${upstream.port}` : `unix:${upstream.socketPath}`;
+    upstreamTexts.set(upstream, text);
+  }
+  return text;
 }
 
 /**
@@ -85,7 +104,7 @@ export function rowFor(req: http.IncomingMessage, record: RequestRecord, status:
     clientIp: clientAddress(socket),
     userAgent: header(req, 'user-agent'),
     referrer: header(req, 'referer'),
-    route: route ? `${route.host}${route.pathPrefix}` : null,
+    route: routeText(route),
     projectId: route?.projectId ?? null,
     environmentId: route?.environmentId ?? null,
     deploymentId: route?.deploymentId ?? null,
