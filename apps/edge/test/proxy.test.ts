@@ -144,6 +144,58 @@ describe('streaming', () => {
     expect(digest).toBe(createHash('sha256').update(body).digest('hex'));
   });
 
+  it('holds the app back while the client reads slowly (nothing piles up in the edge), and passes all of it on', async () => {
+    const total = 64 * 1024 * 1024;
+    const chunk = Buffer.alloc(64 * 1024, 7);
+    let written = 0;
+    const app = await upstream((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(total) });
+      const more = () => {
+        while (written < total) {
+          written += chunk.length;
+          if (!res.write(chunk)) return void res.once('drain', more);
+        }
+        res.end();
+      };
+      more();
+    });
+    const proxy = await edge([route('a.test', [app.upstream])]);
+    const received = await new Promise<number>((resolve, reject) => {
+      http
+        .get({ port: proxy.port, host: '127.0.0.1', headers: { host: 'a.test' }, agent: false }, (res) => {
+          let bytes = 0;
+          res.on('data', (data: Buffer) => {
+            bytes += data.length;
+          });
+          res.on('end', () => resolve(bytes));
+          res.pause();
+          // While the client reads nothing, the app gets no further than what the sockets' buffers hold.
+          setTimeout(() => {
+            try {
+              expect(written).toBeLessThan(total / 4);
+              res.resume();
+            } catch (error) {
+              reject(error);
+            }
+          }, 500);
+        })
+        .on('error', reject);
+    });
+    expect(received).toBe(total);
+  });
+
+  it('passes the final answer on after an informational 103 from the app', async () => {
+    const app = await upstream((_req, res) => {
+      res.writeEarlyHints({ link: '</style.css>; rel=preload; as=style' });
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('after the hints');
+    });
+    const proxy = await edge([route('a.test', [app.upstream])]);
+    const response = await request(proxy.port, { host: 'a.test' });
+    expect(response.status).toBe(200);
+    expect(response.body).toBe('after the hints');
+  });
+
   it('answers Expect: 100-continue itself and HEAD without a body', async () => {
     const app = await upstream((req, res) => {
       let length = 0;
