@@ -133,7 +133,9 @@ export async function listProxyLogs(ctx: AppContext, q: Query): Promise<Omit<Pro
   return {
     logs: rows.map(toDto),
     next_cursor: !tail && list.rows.length > q.limit && last ? `${last.at_ms}.${last.id}` : null,
-    latest_id: Number(latest.rows[0]?.id ?? 0),
+    // The three queries run side by side, each on its own snapshot: a row stored meanwhile may be in
+    // the list but not yet in max(id), and the live tail must not start before a row already shown.
+    latest_id: rows.reduce((newest, row) => Math.max(newest, Number(row.id)), Number(latest.rows[0]?.id ?? 0)),
     dropped: {
       count: Number(drops.rows[0]?.count ?? 0),
       last_at: drops.rows[0]?.last_at ? new Date(drops.rows[0].last_at).toISOString() : null,
