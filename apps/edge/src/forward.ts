@@ -206,8 +206,8 @@ class Exchange {
  * It speaks the handler interface undici's client calls itself (onConnect, onHeaders, onData,
  * onComplete, onError), marked deprecated in undici 7's types in favour of a controller interface
  * that undici adapts back to this one per request: a wrapper, a controller and a parsed copy of the
- * headers the edge never reads, 3.5% of the edge's CPU per proxied request. The edge's tests cover
- * every path of it (streaming, backpressure, client gone, retries, bad headers).
+ * headers the edge never reads. Measured side by side: 60 -> 46 us of the edge's CPU per proxied
+ * request. The edge's tests cover its paths (streaming, backpressure, 1xx, client gone, retries).
  */
 class Attempt implements Dispatcher.DispatchHandler {
   started = false;

@@ -51,28 +51,23 @@ export function clientAddress(socket: Socket): string {
 }
 
 /** Each route's and upstream's text in the log rows, made once per table entry rather than once per request. */
-const routeTexts = new WeakMap<Route, string>();
-const upstreamTexts = new WeakMap<RouteUpstream, string>();
+const texts = new WeakMap<Route | RouteUpstream, string>();
 
-function routeText(route: Route | undefined): string | null {
-  if (!route) return null;
-  let text = routeTexts.get(route);
+function textOf<T extends Route | RouteUpstream>(entry: T | undefined, make: (entry: T) => string): string | null {
+  if (!entry) return null;
+  let text = texts.get(entry);
   if (text === undefined) {
-    text = `${route.host}${route.pathPrefix}`;
-    routeTexts.set(route, text);
+    text = make(entry);
+    texts.set(entry, text);
   }
   return text;
 }
 
-function upstreamText(upstream: RouteUpstream | undefined): string | null {
-  if (!upstream) return null;
-  let text = upstreamTexts.get(upstream);
-  if (text === undefined) {
-    text = upstream.kind === 'tcp' ? `${upstream.host}:${upstream.port}` : `unix:${upstream.socketPath}`;
-    upstreamTexts.set(upstream, text);
-  }
-  return text;
-}
+const makeRouteText = (route: Route) => `${route.host}${route.pathPrefix}`;
+const makeUpstreamText = (upstream: RouteUpstream) =>
+  upstream.kind === 'tcp' ? `${upstream.host}:${upstream.port}` : `unix:${upstream.socketPath}`;
+const routeText = (route: Route | undefined) => textOf(route, makeRouteText);
+const upstreamText = (upstream: RouteUpstream | undefined) => textOf(upstream, makeUpstreamText);
 
 /**
  * The log row of a request that is over: its bytes are what its socket carried since the previous

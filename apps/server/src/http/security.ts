@@ -125,9 +125,8 @@ export function apiSecurityHeaders(pageHeaders: Record<string, string>): Record<
 }
 
 /**
- * One onRequest hook, the first of all, for every answer (a hook costs its dispatch on every
- * request): forwarded headers are checked before anything reads a client address, then the
- * security headers are set.
+ * The first onRequest hook, for every answer: forwarded headers are checked before anything reads
+ * a client address (the HSTS decision below reads the scheme), then the security headers are set.
  */
 export function registerSecurity(app: App, options: { consoleDir: string | undefined }) {
   const pageHeaders = securityHeaders(options.consoleDir);
