@@ -20,6 +20,7 @@ import {
 import { type EdgeConfig, loadEdgeConfig } from './config';
 import { HealthChecks, HealthReportWriter } from './health';
 import { edgeLog } from './log';
+import { releaseMemoryWhenQuiet } from './memory';
 import { NginxAccessLog } from './nginx/access-log';
 import { NginxDriver, runningNginxMaster, stopNginx } from './nginx/driver';
 import { createProxyServer } from './proxy';
@@ -211,6 +212,7 @@ async function main(): Promise<void> {
     await startEmbedded();
   }
   updateState(paths.state, { ...state, status: 'ready', port, tlsPort });
+  releaseMemoryWhenQuiet(log);
   log(
     `${behindNginx ? 'nginx listens' : 'listening'} on ${config.host}:${port} (HTTPS ${tlsPort ?? 'off'}) for ${config.dataDir}`,
   );

@@ -173,7 +173,8 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
     rotateLog();
     const launcher = spawn(
       '/bin/sh',
-      ['-c', '"$0" "$1" </dev/null >>"$2" 2>&1 & echo $!', process.execPath, edgeMain, paths.log],
+      // --expose-gc: the edge gives a burst's memory back once it is quiet again (apps/edge/src/memory.ts).
+      ['-c', '"$0" --expose-gc "$1" </dev/null >>"$2" 2>&1 & echo $!', process.execPath, edgeMain, paths.log],
       {
         cwd: paths.dir,
         detached: true, // its own session: a Ctrl-C in the control plane's terminal does not reach the edge
@@ -181,6 +182,11 @@ export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promi
         // Only what the edge needs: not the control plane's secrets (ENCRYPTION_KEY, ADMIN_PASSWORD...).
         env: {
           PATH: process.env.PATH ?? '',
+          // glibc keeps what a burst malloc'd (socket buffers) unless told otherwise: with two arenas and
+          // a fixed trim threshold the edge went back to 59-76 MB once quiet after a burst, against 90 MB
+          // with the heap collection alone (118 MB with neither); its throughput did not move (41 us/request both).
+          MALLOC_ARENA_MAX: '2',
+          MALLOC_TRIM_THRESHOLD_: '131072',
           ...(process.env.TZ ? { TZ: process.env.TZ } : {}),
           DATA_DIR: options.dataDir,
           PROXY_HOST: options.host,
