@@ -3,6 +3,7 @@
 // uses; the workspace protocol is bundled in.
 import fs from 'node:fs';
 import { build } from 'esbuild';
+import { oneByteSource } from '../../scripts/one-byte-source.mjs';
 
 process.chdir(new URL('.', import.meta.url).pathname);
 const pkg = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
@@ -35,7 +36,8 @@ await build({
   format: 'esm',
   sourcemap: true,
   external,
-  plugins: [withoutHttp2],
+  plugins: [withoutHttp2, oneByteSource],
+  metafile: true,
   // The bundled undici is CommonJS: its require() of Node's own modules needs a real require.
   banner: {
     js: "import { createRequire as __edgeCreateRequire } from 'node:module'; const require = __edgeCreateRequire(import.meta.url);",

