@@ -325,6 +325,16 @@ export function writeResults(key: string, value: unknown): void {
 }
 
 /** The 1-minute load average, for the table's title: a busy machine explains slow figures. */
+/** A `kB` field of a /proc file (`VmRSS` of /proc/{pid}/status, `Pss` of smaps_rollup); 0 once the process is gone. */
+export function procKb(file: string, field: string): number {
+  try {
+    const match = fs.readFileSync(file, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
+    return match ? Number(match[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
 export const loadAverage = (value: unknown) => (Array.isArray(value) ? Number(value[0]).toFixed(1) : '?');
 
 export type Row = { name: string; value: string; target: string; pass: boolean | null };

@@ -33,6 +33,7 @@ import {
   NODE_PACKAGE_JSON,
   nodeServerJs,
   printTable,
+  procKb,
   quick,
   RESULTS_FILE,
   type Row,
@@ -55,6 +56,14 @@ const CADDY = '/usr/bin/caddy';
 const HTTPS_NAME = 'bench.example.test';
 /** /proc times are in clock ticks; 100 a second on every Linux this runs on (CONFIG_HZ does not change USER_HZ). */
 const TICKS_PER_SECOND = 100;
+/** The edge collects once its event loop was quiet for a whole look (apps/edge/src/memory.ts: every 10 s). */
+const QUIET_WAIT_MS = 25_000;
+
+/** The RSS of these processes together, in MB, and how many there were. */
+function rssOf(pids: number[]): { mb: number; processes: number } {
+  const kb = pids.reduce((sum, pid) => sum + procKb(`/proc/${pid}/status`, 'VmRSS'), 0);
+  return { mb: Math.round(kb / 102.4) / 10, processes: pids.length };
+}
 
 type Target = {
   name: 'direct' | 'edge' | 'edgeHttps' | 'caddy' | 'nginx';
@@ -559,7 +568,31 @@ async function main() {
     console.log(
       `Load: ${CONNECTIONS} connections, ${targets.map((t) => t.name).join(' / ')} interleaved, ${ROUNDS} rounds of ${LOAD_SECONDS} s each after a ${WARMUP_SECONDS} s warm-up...`,
     );
+    const edgeMemoryBefore = rssOf(edgeTree());
     const summary = summarize(await interleave(targets, sides));
+    // What the edge keeps once the load is over: right after it, and once it has been quiet a while.
+    const edgeMemoryAfter = rssOf(edgeTree());
+    console.log(
+      `Edge memory: ${edgeMemoryBefore.mb} MB before the load, ${edgeMemoryAfter.mb} MB after; quiet for ${QUIET_WAIT_MS / 1000} s...`,
+    );
+    await sleep(QUIET_WAIT_MS);
+    const edgeMemoryQuiet = rssOf(edgeTree());
+    const collections = fs
+      .readFileSync(edgePaths(platform.dataDir).log, 'utf8')
+      .split('\n')
+      .filter((line) => line.includes('quiet again'));
+    for (const line of collections) console.log(`  ${line}`);
+    console.log(
+      `  edge processes now: ${edgeTree()
+        .map((pid) => `${pid} ${rssOf([pid]).mb} MB`)
+        .join(', ')}`,
+    );
+    results.edgeMemory = {
+      before: edgeMemoryBefore,
+      afterLoad: edgeMemoryAfter,
+      quiet: edgeMemoryQuiet,
+      quietAfterSeconds: QUIET_WAIT_MS / 1000,
+    };
     results.targets = summary;
     const direct = summary.direct;
     const edge = summary.edge;
@@ -686,6 +719,12 @@ async function main() {
       viaCaddy
         ? { name: 'through Caddy (reverse_proxy, keep-alive)', value: line(viaCaddy), target: '-', pass: null }
         : { name: 'through Caddy', value: 'skipped: /usr/bin/caddy missing', target: '-', pass: null },
+      {
+        name: 'edge memory (RSS): before the load, after it, quiet',
+        value: `${edgeMemoryBefore.mb} -> ${edgeMemoryAfter.mb} -> ${edgeMemoryQuiet.mb} MB ${QUIET_WAIT_MS / 1000} s later (processes ${edgeMemoryBefore.processes}/${edgeMemoryAfter.processes}/${edgeMemoryQuiet.processes})`,
+        target: '-',
+        pass: null,
+      },
       {
         name: 'edge / direct throughput',
         value: edgeVsDirect.toFixed(2),

@@ -20,6 +20,7 @@ import { freePort, spawnPlatformProcess, startExternalPostgres, waitForPlatform 
 import { chromium } from '@playwright/test';
 import autocannon from 'autocannon';
 import { edgePaths, isRecordedEdgeAlive, readEdgeState, stopEdgeOf } from '../packages/edge-protocol/src/index';
+import { procKb } from './deploy';
 
 const quick = process.argv.includes('--quick');
 const MAIN = path.resolve('apps/server/dist/main.js');
@@ -160,15 +161,6 @@ function descendants(pid: number): number[] {
   return all;
 }
 
-function kb(file: string, field: string): number {
-  try {
-    const match = fs.readFileSync(file, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'));
-    return match ? Number(match[1]) : 0;
-  } catch {
-    return 0;
-  }
-}
-
 /** Samples taken a second apart once idle: an idle platform's database connections come and go with its job polls. */
 const IDLE_SAMPLES = quick ? 5 : 20;
 
@@ -183,10 +175,10 @@ async function idleMemory(server: Server, dataDir: string) {
     const pids = [...new Set([...descendants(server.proc.pid ?? 0), ...edgePids])];
     samples.push({
       processes: pids.length,
-      nodeRssKb: kb(`/proc/${server.proc.pid}/status`, 'VmRSS'),
-      edgeRssKb: edgePids.reduce((sum, pid) => sum + kb(`/proc/${pid}/status`, 'VmRSS'), 0),
-      rssKb: pids.reduce((sum, pid) => sum + kb(`/proc/${pid}/status`, 'VmRSS'), 0),
-      pssKb: pids.reduce((sum, pid) => sum + kb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0),
+      nodeRssKb: procKb(`/proc/${server.proc.pid}/status`, 'VmRSS'),
+      edgeRssKb: edgePids.reduce((sum, pid) => sum + procKb(`/proc/${pid}/status`, 'VmRSS'), 0),
+      rssKb: pids.reduce((sum, pid) => sum + procKb(`/proc/${pid}/status`, 'VmRSS'), 0),
+      pssKb: pids.reduce((sum, pid) => sum + procKb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0),
     });
   }
   const mean = (pick: (s: (typeof samples)[number]) => number) =>

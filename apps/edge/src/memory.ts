@@ -1,14 +1,13 @@
 import { performance } from 'node:perf_hooks';
-import v8 from 'node:v8';
 
 /** How often the edge looks whether it went quiet with a grown heap. */
 export const QUIET_LOOK_MS = 10_000;
 /** Quiet: the event loop was busy less than this share of the last look (serving a request now and then stays below it). */
 export const QUIET_EVENT_LOOP = 0.02;
-/** Worth a collection: the heap holds this much more than right after the previous one. */
-export const GROWN_HEAP_BYTES = 16 * 1024 * 1024;
+/** Worth a collection: the process holds this much more memory (RSS) than right after the previous one. */
+export const GROWN_BYTES = 16 * 1024 * 1024;
 
-export type HeapSample = { heapBytes: number; eventLoop: number };
+export type MemorySample = { rssBytes: number; eventLoop: number };
 
 /**
  * Decides, once a look, whether to collect the heap now. Under a burst V8 grows its young
@@ -16,25 +15,27 @@ export type HeapSample = { heapBytes: number; eventLoop: number };
  * over nothing allocates, so no collection runs and the process keeps that memory for as long as it
  * stays quiet (measured: an edge at 52 MB went to 118 MB under 8 s of 200 connections, and stayed
  * there). Full collections once it is quiet give it back (V8 shrinks the young generation when
- * little is allocated): the same edge went back to 59 MB. It runs only when the heap grew by GROWN_HEAP_BYTES since the previous one,
- * so a quiet edge is never collected twice for nothing.
+ * little is allocated): the same edge went back to 59 MB. The measure is the RSS, not the heap: the
+ * buffers of the rows a burst's proxy log held back live outside the heap, and are freed only when
+ * the collector finds them unreachable. It runs only when the RSS grew by GROWN_BYTES since the
+ * previous one, so a quiet edge is never collected twice for nothing.
  */
 export class QuietCollector {
   #floor: number;
 
-  constructor(heapBytesNow: number) {
-    this.#floor = heapBytesNow;
+  constructor(rssBytesNow: number) {
+    this.#floor = rssBytesNow;
   }
 
-  /** Whether to collect now; `collected` tells it the heap's size right after. */
-  shouldCollect(sample: HeapSample): boolean {
-    // A heap that shrank by itself (a collection under load) is the new floor.
-    if (sample.heapBytes < this.#floor) this.#floor = sample.heapBytes;
-    return sample.eventLoop < QUIET_EVENT_LOOP && sample.heapBytes - this.#floor >= GROWN_HEAP_BYTES;
+  /** Whether to collect now; `collected` tells it the RSS right after. */
+  shouldCollect(sample: MemorySample): boolean {
+    // Memory given back by itself (a collection under load) is the new floor.
+    if (sample.rssBytes < this.#floor) this.#floor = sample.rssBytes;
+    return sample.eventLoop < QUIET_EVENT_LOOP && sample.rssBytes - this.#floor >= GROWN_BYTES;
   }
 
-  collected(heapBytesAfter: number): void {
-    this.#floor = heapBytesAfter;
+  collected(rssBytesAfter: number): void {
+    this.#floor = rssBytesAfter;
   }
 }
 
@@ -48,22 +49,22 @@ export type Gc = (options?: { type: 'major'; execution: 'sync' }) => void;
 export function releaseMemoryWhenQuiet(log: (message: string) => void, options: { lookMs?: number; gc?: Gc } = {}): () => void {
   const gc = options.gc ?? (globalThis as { gc?: Gc }).gc;
   if (typeof gc !== 'function') return () => undefined;
-  const heapBytes = () => v8.getHeapStatistics().total_heap_size;
-  const collector = new QuietCollector(heapBytes());
+  const rssBytes = () => process.memoryUsage.rss();
+  const collector = new QuietCollector(rssBytes());
   let elu = performance.eventLoopUtilization();
   const timer = setInterval(() => {
     const now = performance.eventLoopUtilization();
     const eventLoop = performance.eventLoopUtilization(now, elu).utilization;
     elu = now;
-    const before = heapBytes();
-    if (!collector.shouldCollect({ heapBytes: before, eventLoop })) return;
+    const before = rssBytes();
+    if (!collector.shouldCollect({ rssBytes: before, eventLoop })) return;
     // Twice: a marking cycle begun during the burst keeps what was alive when it began, so the first
     // collection may only finish that cycle; the second one starts from what is alive now.
     gc({ type: 'major', execution: 'sync' });
     gc({ type: 'major', execution: 'sync' });
-    const after = heapBytes();
+    const after = rssBytes();
     collector.collected(after);
-    log(`quiet again: heap ${Math.round(before / 1048576)} -> ${Math.round(after / 1048576)} MB`);
+    log(`quiet again: memory ${Math.round(before / 1048576)} -> ${Math.round(after / 1048576)} MB`);
     // The timer's own look must not count as busy time next time.
     elu = performance.eventLoopUtilization();
   }, options.lookMs ?? QUIET_LOOK_MS);

@@ -3,6 +3,7 @@ import { type EdgeIdentity, edgePaths } from '@launchbay/edge-protocol';
 import { loadEdgeConfig } from '../config';
 import { HealthFromPrimary } from '../health';
 import { edgeLog } from '../log';
+import { releaseMemoryWhenQuiet } from '../memory';
 import { createProxyServer } from '../proxy';
 import { pacedProxyLog } from '../proxy-log-writer';
 import { PgRouteSource } from '../route-source';
@@ -165,4 +166,5 @@ export function runWorker(): void {
   database.start();
   if (config.proxyLog) proxyLog.start();
   send({ type: 'ready' });
+  releaseMemoryWhenQuiet(log);
 }
