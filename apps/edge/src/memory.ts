@@ -1,6 +1,6 @@
 import { performance } from 'node:perf_hooks';
 
-/** How often the edge looks whether it went quiet with a grown heap. */
+/** How often the edge looks whether it went quiet holding more memory than before. */
 export const QUIET_LOOK_MS = 10_000;
 /** Quiet: the event loop was busy less than this share of the last look (serving a request now and then stays below it). */
 export const QUIET_EVENT_LOOP = 0.02;
