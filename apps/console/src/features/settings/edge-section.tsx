@@ -16,6 +16,9 @@ export const edgeStatusQuery = {
   staleTime: 10_000,
 } as const;
 
+/** How often the status is asked again while no edge serves. */
+const NO_EDGE_POLL_MS = 2000;
+
 const edgeSchema = z.object({ edge_driver: platformSettingsSchema.shape.edge_driver });
 
 const DRIVERS: { value: EdgeDriverName; title: string; text: string }[] = [
@@ -40,7 +43,11 @@ export function EdgeSection({ settings, readOnly }: { settings: PlatformSettings
     current: settings,
     alsoRefresh: [edgeStatusQuery.queryKey],
   });
-  const status = useQuery(edgeStatusQuery);
+  // While no edge serves (one restarting, or a switch just done), ask again until one does: the section never keeps saying it is down once it is back.
+  const status = useQuery({
+    ...edgeStatusQuery,
+    refetchInterval: (query) => (query.state.data?.driver ? false : NO_EDGE_POLL_MS),
+  });
   const nginx = status.data?.nginx;
   const error = section.form.formState.errors.edge_driver?.message;
   return (

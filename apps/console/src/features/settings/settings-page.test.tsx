@@ -21,10 +21,23 @@ const ADMIN: CurrentUser = {
 };
 
 /** The settings API as the server answers it: GET /api/settings, PUT /api/settings (a partial update). */
-function stubApi(nginxInstalled = true) {
+function stubApi(nginxInstalled = true, edgeDownAnswers = 0) {
   let settings = { ...SETTINGS };
+  let downAnswersLeft = edgeDownAnswers;
   const fetch = vi.fn(async (url: string, init?: RequestInit) => {
     if (url === '/api/user/me') return Response.json(ADMIN);
+    if (url === '/api/platform/edge' && downAnswersLeft > 0) {
+      downAnswersLeft -= 1;
+      return Response.json({
+        driver: null,
+        pid: null,
+        port: null,
+        tls_port: null,
+        route_table_version: null,
+        error: null,
+        nginx: { installed: nginxInstalled, version: nginxInstalled ? 'nginx/1.22.1' : null },
+      });
+    }
     if (url === '/api/platform/edge')
       return Response.json({
         driver: settings.edge_driver,
@@ -48,8 +61,8 @@ function stubApi(nginxInstalled = true) {
   return { fetch, puts };
 }
 
-async function renderPage(nginxInstalled = true) {
-  const api = stubApi(nginxInstalled);
+async function renderPage(nginxInstalled = true, edgeDownAnswers = 0) {
+  const api = stubApi(nginxInstalled, edgeDownAnswers);
   const result = renderWithProviders(
     <MemoryRouter initialEntries={['/settings']}>
       <SettingsPage />
@@ -273,6 +286,22 @@ describe('SettingsPage: the edge proxy', () => {
     await vi.waitFor(() => expect(puts()).toEqual([{ edge_driver: 'nginx' }]));
     await vi.waitFor(() => expect(toast.success).toHaveBeenCalledWith('Settings saved'));
   });
+
+  it('says when no edge serves, and asks again until one does', async () => {
+    const { fetch } = await renderPage(true, 2);
+    const edge = await screen.findByRole('region', { name: 'Edge proxy' });
+    expect(
+      await within(edge).findByText('No edge is running: apps are not reachable until it starts (see the platform log).'),
+    ).toBeInTheDocument();
+    expect(
+      await within(edge).findByText('Serving on port 8080 and 8443 (HTTPS), route table 12.', {}, { timeout: 8000 }),
+    ).toBeInTheDocument();
+    const asked = () => fetch.mock.calls.filter(([url]) => url === '/api/platform/edge').length;
+    expect(asked()).toBe(3);
+    // Serving again: no more asking.
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    expect(asked()).toBe(3);
+  }, 15_000);
 
   it('does not offer nginx where it is not installed', async () => {
     await renderPage(false);
