@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { eventLoopSampler } from './event-loop';
 
 /** How often the edge looks whether it went quiet holding more memory than before. */
 export const QUIET_LOOK_MS = 10_000;
@@ -51,11 +51,9 @@ export function releaseMemoryWhenQuiet(log: (message: string) => void, options: 
   if (typeof gc !== 'function') return () => undefined;
   const rssBytes = () => process.memoryUsage.rss();
   const collector = new QuietCollector(rssBytes());
-  let elu = performance.eventLoopUtilization();
+  const eventLoopSince = eventLoopSampler();
   const timer = setInterval(() => {
-    const now = performance.eventLoopUtilization();
-    const eventLoop = performance.eventLoopUtilization(now, elu).utilization;
-    elu = now;
+    const eventLoop = eventLoopSince();
     const before = rssBytes();
     if (!collector.shouldCollect({ rssBytes: before, eventLoop })) return;
     // Twice: a marking cycle begun during the burst keeps what was alive when it began, so the first
@@ -65,8 +63,8 @@ export function releaseMemoryWhenQuiet(log: (message: string) => void, options: 
     const after = rssBytes();
     collector.collected(after);
     log(`quiet again: memory ${Math.round(before / 1048576)} -> ${Math.round(after / 1048576)} MB`);
-    // The timer's own look must not count as busy time next time.
-    elu = performance.eventLoopUtilization();
+    // The collections themselves must not count as busy time at the next look.
+    eventLoopSince();
   }, options.lookMs ?? QUIET_LOOK_MS);
   timer.unref();
   return () => clearInterval(timer);

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { performance } from 'node:perf_hooks';
+import { eventLoopSampler } from './event-loop';
 
 /** Below this many requests a second, rows are written as they come whatever the load (a quiet edge shows them at once). */
 export const PACER_MIN_REQUESTS_PER_SECOND = 1000;
@@ -42,7 +43,7 @@ export type LoadGauge = () => LoadSample;
  * /proc file four times a second; the next reading then spans the whole quiet time.
  */
 export function liveLoadGauge(requestsSince: () => number): LoadGauge {
-  let elu = performance.eventLoopUtilization();
+  const eventLoopSince = eventLoopSampler();
   let cpu = readCpuTimes();
   let at = performance.now();
   return () => {
@@ -51,9 +52,7 @@ export function liveLoadGauge(requestsSince: () => number): LoadGauge {
     at = now;
     const requestsPerSecond = requestsSince() / seconds;
     if (requestsPerSecond < PACER_MIN_REQUESTS_PER_SECOND) return { requestsPerSecond, eventLoop: 0, machine: null };
-    const eluNow = performance.eventLoopUtilization();
-    const eventLoop = performance.eventLoopUtilization(eluNow, elu).utilization;
-    elu = eluNow;
+    const eventLoop = eventLoopSince();
     const cpuNow = readCpuTimes();
     const machine = cpu && cpuNow && cpuNow.total > cpu.total ? (cpuNow.busy - cpu.busy) / (cpuNow.total - cpu.total) : null;
     cpu = cpuNow;

@@ -1,4 +1,4 @@
-import { performance } from 'node:perf_hooks';
+import { eventLoopSampler } from '../event-loop';
 import type { ProxyServers } from '../proxy';
 
 /**
@@ -7,7 +7,7 @@ import type { ProxyServers } from '../proxy';
  * next answer so that their clients reconnect, and another process may take them.
  */
 export class ProcessLoad {
-  #eventLoop = performance.eventLoopUtilization();
+  readonly #eventLoop = eventLoopSampler();
   #connections = 0;
   #toShed = 0;
   #shedEvery = false;
@@ -27,10 +27,7 @@ export class ProcessLoad {
 
   /** Event-loop utilization since the last call, 0 to 1. */
   sampleEventLoop(): number {
-    const now = performance.eventLoopUtilization();
-    const utilization = performance.eventLoopUtilization(now, this.#eventLoop).utilization;
-    this.#eventLoop = now;
-    return utilization;
+    return this.#eventLoop();
   }
 
   shed(connections: number): void {
