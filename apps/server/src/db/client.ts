@@ -7,15 +7,44 @@ export type Db = NodePgDatabase<typeof schema>;
 // Timestamps travel as ISO strings; bigint counts as JS numbers (they stay well under 2^53).
 pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number(value));
 
+/** How long an idle connection stays open while the pool is in use, and while it is not. */
+export const POOL_KEEP_IDLE_MS = 1_000;
+export const POOL_QUIET_IDLE_MS = 50;
+/** In use: this many queries over the last few seconds (an exponentially decaying count). */
+const IN_USE_QUERIES = 20;
+const USE_DECAY_MS = 5_000;
+
 export function createPool(config: pg.PoolConfig): pg.Pool {
-  // Idle connections close after 1 s: a busy console or API keeps its connections, an idle platform
-  // holds none between its background looks (each connection is a database process of 14-20 MB, and
-  // with 5 s one was open more than half of an idle minute). A new one costs about 5 ms.
   // Named for pg_stat_activity: which node holds which connection.
-  const pool = new pg.Pool({ max: 20, idleTimeoutMillis: 1_000, application_name: `launchbay (pid ${process.pid})`, ...config });
+  const pool = new pg.Pool({
+    max: 20,
+    idleTimeoutMillis: POOL_KEEP_IDLE_MS,
+    application_name: `launchbay (pid ${process.pid})`,
+    ...config,
+  });
+  closeIdleConnectionsWhenQuiet(pool);
   // An idle client losing its server (database restart) must not crash the process.
   pool.on('error', () => undefined);
   return pool;
+}
+
+/**
+ * Each connection is a database process of 14-20 MB. A console or API in use keeps its idle
+ * connections for a second (a new one costs about 5 ms); an idle platform's background looks (a
+ * job poll, a cron reload: one or two queries seconds apart) close theirs right after, so no
+ * database process waits between looks. With one second for all, an idle minute held an extra
+ * process a quarter of the time. pg-pool reads the timeout at each release.
+ */
+function closeIdleConnectionsWhenQuiet(pool: pg.Pool) {
+  const keepMs = pool.options.idleTimeoutMillis ?? POOL_KEEP_IDLE_MS;
+  let recentQueries = 0;
+  let lastRelease = performance.now();
+  pool.on('release', () => {
+    const now = performance.now();
+    recentQueries = recentQueries * Math.exp((lastRelease - now) / USE_DECAY_MS) + 1;
+    lastRelease = now;
+    pool.options.idleTimeoutMillis = recentQueries >= IN_USE_QUERIES ? keepMs : Math.min(keepMs, POOL_QUIET_IDLE_MS);
+  });
 }
 
 export function createDb(pool: pg.Pool): Db {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { loadConfig } from '../../src/config';
+import { createPool, POOL_KEEP_IDLE_MS, POOL_QUIET_IDLE_MS } from '../../src/db/client';
 import { type Api, apiClient } from '../helpers/api';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
@@ -109,6 +110,34 @@ describe('GET /api/health', () => {
     expect(up.status).toBe(200);
     expect(up.body).toMatchObject({ status: 'ok', database_ok: true });
     expect((await api.call('GET', '/user/me', { token: admin })).status).toBe(200);
+  });
+});
+
+describe('database connections', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  it('an idle look closes its connection right after; a pool in use keeps its connections a second', async () => {
+    const connection = platform.databaseUrl ? { connectionString: platform.databaseUrl } : platform.embedded?.connection;
+    const pool = createPool({ ...connection, max: 4 });
+    try {
+      // One background look: a query, then nothing.
+      await pool.query('SELECT 1');
+      expect(pool.totalCount).toBe(1);
+      await sleep(POOL_QUIET_IDLE_MS + 250);
+      expect(pool.totalCount).toBe(0);
+      // Two queries in a row (a job poll) share the one connection.
+      const a = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const b = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      expect(b.rows[0]?.pid).toBe(a.rows[0]?.pid);
+      // In use: connections stay open between queries, and close a second after the last one.
+      for (let i = 0; i < 30; i++) await pool.query('SELECT 1');
+      await sleep(POOL_QUIET_IDLE_MS + 250);
+      expect(pool.totalCount).toBe(1);
+      await sleep(POOL_KEEP_IDLE_MS);
+      expect(pool.totalCount).toBe(0);
+    } finally {
+      await pool.end();
+    }
   });
 });
 
