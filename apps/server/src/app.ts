@@ -1,4 +1,3 @@
-import fastifyCookie from '@fastify/cookie';
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { Logger } from 'pino';
@@ -38,7 +37,6 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
   registerSecurity(app, { consoleDir });
   registerInputHandling(app);
   registerErrorHandling(app);
-  await app.register(fastifyCookie);
   await registerOpenApi(app);
   registerAuthorisation(app, ctx);
   registerAuditHooks(app, ctx);

@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, CredentialCheck } from '../context';
+import { readCookie } from '../lib/cookies';
 import { type Access, type App, ROLE_LEVEL, roleLevel } from '../lib/http';
 import { requiredPermission } from '../modules/api-keys/permissions';
 import { SESSION_COOKIE } from '../modules/auth/service';
@@ -19,7 +20,7 @@ export const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function requestToken(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header?.startsWith('Bearer ')) return header.slice(7).trim();
-  return request.cookies[SESSION_COOKIE];
+  return readCookie(request, SESSION_COOKIE);
 }
 
 type Refusal = { status: 401 | 403; body: { detail: string; missing_permission?: string } };

@@ -64,7 +64,12 @@ describe('GET /api/user/me and POST /api/logout', () => {
 
   it('revokes the session on logout', async () => {
     const token = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
-    expect((await api.call('POST', '/logout', { token })).status).toBe(204);
+    const logout = await api.call('POST', '/logout', { token });
+    expect(logout.status).toBe(204);
+    // The browser drops its session cookie too.
+    expect(logout.headers.get('set-cookie')).toBe(
+      'lb_session=; Max-Age=0; Path=/; Expires=Thu, 01 Jan 1970 00:00:00 GMT; SameSite=Lax',
+    );
     expect((await api.call('GET', '/user/me', { token })).status).toBe(401);
     expect((await api.call('POST', '/logout')).status).toBe(401);
   });

@@ -8,6 +8,7 @@ import {
 import { eq } from 'drizzle-orm';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../../context';
+import { clearCookie, readCookie, setCookie } from '../../lib/cookies';
 import { HttpError, unauthorized } from '../../lib/errors';
 import type { App } from '../../lib/http';
 import { recordAuditEvent } from '../audit/service';
@@ -44,7 +45,7 @@ function cookieOptions(request: FastifyRequest, maxAgeSeconds: number, path = '/
 async function startSession(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, userId: number) {
   const session = await createSession(ctx, userId, 'session', { ip: request.ip, userAgent: request.headers['user-agent'] });
   await ctx.db.update(users).set({ lastLoginAt: new Date() }).where(eq(users.id, userId));
-  reply.setCookie(SESSION_COOKIE, session.token, cookieOptions(request, session.maxAgeSeconds));
+  setCookie(reply, SESSION_COOKIE, session.token, cookieOptions(request, session.maxAgeSeconds));
   return session.token;
 }
 
@@ -127,7 +128,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
           ip: request.ip,
           userAgent: request.headers['user-agent'],
         });
-        reply.setCookie(MFA_COOKIE, pending.token, cookieOptions(request, pending.maxAgeSeconds, '/api/auth'));
+        setCookie(reply, MFA_COOKIE, pending.token, cookieOptions(request, pending.maxAgeSeconds, '/api/auth'));
         return { mfa_required: true, mfa_token: pending.token };
       }
       const token = await startSession(ctx, request, reply, user.id);
@@ -147,7 +148,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
       },
     },
     async (request, reply) => {
-      const pendingToken = request.body.mfa_token ?? request.cookies[MFA_COOKIE];
+      const pendingToken = request.body.mfa_token ?? readCookie(request, MFA_COOKIE);
       const pending = pendingToken ? await ctx.principals.resolvePendingMfa(pendingToken) : null;
       if (!pending) throw unauthorized('Your sign-in expired. Sign in again with your email and password.');
       request.auditUserId = pending.userId;
@@ -161,7 +162,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
       }
       await revokeSession(ctx, pending.sessionId);
       await clearThrottle(ctx.db, throttleKey);
-      reply.clearCookie(MFA_COOKIE, { path: '/api/auth' });
+      clearCookie(reply, MFA_COOKIE, { path: '/api/auth' });
       return { token: await startSession(ctx, request, reply, user.id) };
     },
   );
@@ -174,7 +175,7 @@ export async function authRoutes(app: App, ctx: AppContext) {
     },
     async (request, reply) => {
       if (request.principal) await revokeSession(ctx, request.principal.sessionId);
-      reply.clearCookie(SESSION_COOKIE, { path: '/' });
+      clearCookie(reply, SESSION_COOKIE, { path: '/' });
       return reply.code(204).send();
     },
   );
