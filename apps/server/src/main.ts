@@ -1,4 +1,5 @@
-// First: pg loaded without waking Node's bundled fetch (see the file).
+// First: V8's flags (see the file), then pg loaded without waking Node's bundled fetch (see the file).
+import './v8-flags';
 import './db/load-pg';
 import { loadConfig } from './config';
 import { startEmbeddedDatabase } from './db/embedded';

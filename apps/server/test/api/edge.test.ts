@@ -184,8 +184,11 @@ describe('the edge proxy', () => {
     expect(state.pid).not.toBe(platform.pid);
     expect(edgesOf(dataDir)).toEqual([state.pid]);
     expect(platform.output()).toContain(`Edge proxy started (pid ${state.pid}) on 127.0.0.1:${state.port}`);
-    // Started so that it can give a burst's memory back once quiet (apps/edge/src/memory.ts), with glibc told to return it.
-    expect(fs.readFileSync(`/proc/${state.pid}/cmdline`, 'latin1').split('\0')).toContain('--expose-gc');
+    // Started so that it can give a burst's memory back once quiet (apps/edge/src/memory.ts), with glibc told to
+    // return it, and without V8's sticky pretenuring (src/engine/edge/supervisor.ts).
+    expect(fs.readFileSync(`/proc/${state.pid}/cmdline`, 'latin1').split('\0')).toEqual(
+      expect.arrayContaining(['--expose-gc', '--no-allocation-site-pretenuring']),
+    );
     expect(fs.readFileSync(`/proc/${state.pid}/environ`, 'latin1').split('\0')).toEqual(
       expect.arrayContaining(['MALLOC_ARENA_MAX=2', 'MALLOC_TRIM_THRESHOLD_=131072']),
     );
