@@ -167,12 +167,21 @@ const IDLE_SAMPLES = quick ? 5 : 20;
 async function idleMemory(server: Server, dataDir: string) {
   await new Promise((r) => setTimeout(r, IDLE_SECONDS * 1000));
   const samples: { processes: number; nodeRssKb: number; edgeRssKb: number; rssKb: number; pssKb: number }[] = [];
+  // Which processes each sample counted: those that came and went (a database connection, an autovacuum
+  // worker) are named in the results, so a mean above the usual one says what was running.
+  const seen = new Map<number, { name: string; samples: number; maxRssKb: number }>();
   for (let i = 0; i < IDLE_SAMPLES; i++) {
     if (i > 0) await new Promise((r) => setTimeout(r, 1000));
     // The edge is detached and may have been adopted from an earlier start (then it is no descendant): count it by its state file.
     const edge = readEdgeState(edgePaths(dataDir).state);
     const edgePids = edge && isRecordedEdgeAlive(edge) ? descendants(edge.pid) : [];
     const pids = [...new Set([...descendants(server.proc.pid ?? 0), ...edgePids])];
+    for (const pid of pids) {
+      const entry = seen.get(pid) ?? { name: processName(pid), samples: 0, maxRssKb: 0 };
+      entry.samples++;
+      entry.maxRssKb = Math.max(entry.maxRssKb, procKb(`/proc/${pid}/status`, 'VmRSS'));
+      seen.set(pid, entry);
+    }
     samples.push({
       processes: pids.length,
       nodeRssKb: procKb(`/proc/${server.proc.pid}/status`, 'VmRSS'),
@@ -192,7 +201,19 @@ async function idleMemory(server: Server, dataDir: string) {
     totalPssMb: mean((s) => s.pssKb),
     afterSeconds: IDLE_SECONDS,
     samples: samples.length,
+    cameAndWent: [...seen.values()]
+      .filter((p) => p.samples < samples.length)
+      .map((p) => ({ name: p.name, samples: p.samples, maxRssMb: Math.round(p.maxRssKb / 102.4) / 10 })),
   };
+}
+
+/** A process's command line (PostgreSQL's say what each backend does: "postgres: autovacuum worker"). */
+function processName(pid: number): string {
+  try {
+    return fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ').trim().slice(0, 80);
+  } catch {
+    return `pid ${pid}`;
+  }
 }
 
 async function loginPageAssets(url: string) {
@@ -322,6 +343,9 @@ async function main() {
   console.log(
     `  idle memory from ${m.afterSeconds} s, mean of ${m.samples} samples (up to ${m.processes} processes)  RSS ${fmt(m.totalRssMb)} MB (max ${fmt(m.maxTotalRssMb)}), PSS ${fmt(m.totalPssMb)} MB, Node alone ${fmt(m.nodeRssMb)} MB, edge ${fmt(m.edgeRssMb)} MB (target < 200)`,
   );
+  for (const p of m.cameAndWent) {
+    console.log(`    came and went while idle: ${p.name} (in ${p.samples} of ${m.samples} samples, up to ${p.maxRssMb} MB)`);
+  }
   console.log(
     `  login page, gzipped                             JS ${fmt(l.jsKbGzip)} KB (target < 110), CSS ${fmt(l.cssKbGzip)} KB`,
   );
