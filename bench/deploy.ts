@@ -324,7 +324,6 @@ export function writeResults(key: string, value: unknown): void {
   fs.writeFileSync(RESULTS_FILE, `${JSON.stringify(all, null, 2)}\n`);
 }
 
-/** The 1-minute load average, for the table's title: a busy machine explains slow figures. */
 /** A `kB` field of a /proc file (`VmRSS` of /proc/{pid}/status, `Pss` of smaps_rollup); 0 once the process is gone. */
 export function procKb(file: string, field: string): number {
   try {
@@ -335,6 +334,7 @@ export function procKb(file: string, field: string): number {
   }
 }
 
+/** The 1-minute load average, for the table's title: a busy machine explains slow figures. */
 export const loadAverage = (value: unknown) => (Array.isArray(value) ? Number(value[0]).toFixed(1) : '?');
 
 export type Row = { name: string; value: string; target: string; pass: boolean | null };

@@ -176,17 +176,20 @@ async function idleMemory(server: Server, dataDir: string) {
     const edge = readEdgeState(edgePaths(dataDir).state);
     const edgePids = edge && isRecordedEdgeAlive(edge) ? descendants(edge.pid) : [];
     const pids = [...new Set([...descendants(server.proc.pid ?? 0), ...edgePids])];
+    // Each process's RSS read once per sample, so the sums and the list agree.
+    const rssKb = new Map(pids.map((pid) => [pid, procKb(`/proc/${pid}/status`, 'VmRSS')]));
+    const rssOf = (pid: number) => rssKb.get(pid) ?? 0;
     for (const pid of pids) {
       const entry = seen.get(pid) ?? { name: processName(pid), samples: 0, maxRssKb: 0 };
       entry.samples++;
-      entry.maxRssKb = Math.max(entry.maxRssKb, procKb(`/proc/${pid}/status`, 'VmRSS'));
+      entry.maxRssKb = Math.max(entry.maxRssKb, rssOf(pid));
       seen.set(pid, entry);
     }
     samples.push({
       processes: pids.length,
-      nodeRssKb: procKb(`/proc/${server.proc.pid}/status`, 'VmRSS'),
-      edgeRssKb: edgePids.reduce((sum, pid) => sum + procKb(`/proc/${pid}/status`, 'VmRSS'), 0),
-      rssKb: pids.reduce((sum, pid) => sum + procKb(`/proc/${pid}/status`, 'VmRSS'), 0),
+      nodeRssKb: rssOf(server.proc.pid ?? 0),
+      edgeRssKb: edgePids.reduce((sum, pid) => sum + rssOf(pid), 0),
+      rssKb: pids.reduce((sum, pid) => sum + rssOf(pid), 0),
       pssKb: pids.reduce((sum, pid) => sum + procKb(`/proc/${pid}/smaps_rollup`, 'Pss'), 0),
     });
   }
