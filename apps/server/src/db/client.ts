@@ -37,7 +37,9 @@ export function createPool(config: pg.PoolConfig): pg.Pool {
  */
 function closeIdleConnectionsWhenQuiet(pool: pg.Pool) {
   const keepMs = pool.options.idleTimeoutMillis ?? POOL_KEEP_IDLE_MS;
-  let recentQueries = 0;
+  // A new pool counts as in use: the platform's start runs its queries back to back, and keeps its
+  // connection for a second after them, as before; the count falls below in-use within 300 ms of quiet.
+  let recentQueries = IN_USE_QUERIES;
   let lastRelease = performance.now();
   pool.on('release', () => {
     const now = performance.now();
