@@ -8,7 +8,7 @@ import { consoleDirectory, registerConsole } from './http/console';
 import { BODY_LIMIT_BYTES, clientErrorHandler, frameworkErrors, registerErrorHandling } from './http/errors';
 import { registerInputHandling } from './http/input';
 import { registerOpenApi } from './http/openapi';
-import { registerSecurity } from './http/security';
+import { registerSecurity, secureResponseClass } from './http/security';
 import type { App } from './lib/http';
 import { lazyChildLogger } from './lib/logger';
 import { registerAuditHooks } from './modules/audit/recorder';
@@ -20,7 +20,10 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', '::ffff:127.0.0.1']);
 
 /** The HTTP app: each cross-cutting concern is one `register` below (src/http/), each area one line in http/areas.ts. */
 export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Promise<App> {
+  const consoleDir = consoleDirectory(ctx.config.consoleDir);
   const app = Fastify({
+    // Every answer's head carries the security headers (http/security.ts).
+    http: { ServerResponse: secureResponseClass({ consoleDir }) },
     loggerInstance: logger,
     logController: new LogController({ disableRequestLogging: true }),
     childLoggerFactory: (parent, bindings, options) => lazyChildLogger(parent as Logger, bindings, options),
@@ -33,8 +36,7 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
     clientErrorHandler,
   }).withTypeProvider<ZodTypeProvider>();
 
-  const consoleDir = consoleDirectory(ctx.config.consoleDir);
-  registerSecurity(app, { consoleDir });
+  registerSecurity(app);
   registerInputHandling(app);
   registerErrorHandling(app);
   await registerOpenApi(app);

@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { enqueue } from '../../src/jobs';
+import { auditRetention } from '../../src/modules/audit/jobs';
 import { type Api, type ApiError, apiClient, setCookie, TEST_PASSWORD, uniqueEmail } from '../helpers/api';
 import { auditRowsAfter, createKey, lastAuditId } from '../helpers/audit';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
@@ -153,6 +156,55 @@ describe('security headers', () => {
       // Plain HTTP: no HSTS (a browser ignores it there, and it would pin a LAN address to TLS).
       expect(response.headers.get('strict-transport-security'), route).toBeNull();
     }
+  });
+
+  it('every answer carries each security header once; a route with its own cache policy replaces no-store', async () => {
+    /** An answer's header lines as sent (fetch joins repeated ones into one value). */
+    const head = (route: string, headers: Record<string, string> = {}) =>
+      new Promise<{ status: number; values: (name: string) => string[] }>((resolve, reject) => {
+        const request = http.get(`${platform.url}${route}`, { headers }, (response) => {
+          const raw = response.rawHeaders;
+          const values = (name: string) =>
+            raw.flatMap((v, i) => (i % 2 === 0 && v.toLowerCase() === name ? [raw[i + 1] ?? ''] : []));
+          resolve({ status: response.statusCode ?? 0, values });
+          response.destroy();
+        });
+        request.on('error', reject);
+      });
+    const once = [
+      'content-security-policy',
+      'x-content-type-options',
+      'referrer-policy',
+      'permissions-policy',
+      'x-frame-options',
+    ];
+    const apiPolicy = "default-src 'none'; frame-ancestors 'none'";
+
+    const me = await head('/api/user/me', { authorization: `Bearer ${admin}` });
+    expect(me.status).toBe(200);
+    for (const name of once) expect(me.values(name), name).toHaveLength(1);
+    expect(me.values('content-security-policy')).toEqual([apiPolicy]);
+    expect(me.values('cache-control')).toEqual(['no-store']);
+
+    // Refused before any route matched (a malformed percent-encoding): the same headers.
+    const malformed = await head('/api/users/%E0%A4%A');
+    expect(malformed.status).toBe(400);
+    expect(malformed.values('content-security-policy')).toEqual([apiPolicy]);
+    expect(malformed.values('cache-control')).toEqual(['no-store']);
+
+    // A job's log stream sets its own cache policy: it replaces no-store rather than joining it.
+    const { id } = await enqueue(platform.ctx, auditRetention.queue, {});
+    const stream = await head(`/api/jobs/${id}/logs`, { authorization: `Bearer ${admin}`, accept: 'text/event-stream' });
+    expect(stream.status).toBe(200);
+    expect(stream.values('cache-control')).toEqual(['no-cache, no-transform']);
+    for (const name of once) expect(stream.values(name), name).toHaveLength(1);
+
+    // A console route: the page policy, once, and the console's own cache policy.
+    const page = await head('/settings/audit-logs');
+    expect(page.status).toBe(200);
+    for (const name of once) expect(page.values(name), name).toHaveLength(1);
+    expect(page.values('content-security-policy')[0]).toContain("default-src 'self'");
+    expect(page.values('cache-control')).toEqual(['no-cache']);
   });
 
   it('HSTS is sent when the platform is reached over TLS (through its trusted local proxy)', async () => {
