@@ -22,9 +22,9 @@ export type CredentialCheck = { principal: Principal } | { principal: null; refu
 export interface PrincipalResolver {
   /**
    * Synchronous when the credential is cached (the hot path of every API call), a promise when it must be loaded.
-   * The client's address is asked only when an API key's use is recorded (reading it costs a trusted-proxy check).
+   * The client (the request) is asked its address only when an API key's use is recorded (reading it costs a trusted-proxy check).
    */
-  resolve(credential: string, clientIp: () => string): CredentialCheck | Promise<CredentialCheck>;
+  resolve(credential: string, client: { readonly ip: string }): CredentialCheck | Promise<CredentialCheck>;
   /** A sign-in between password and second factor (only this resolves a pending-MFA token). */
   resolvePendingMfa(token: string): Promise<Principal | null>;
   forgetUser(userId: number): void;

@@ -82,21 +82,24 @@ function authorise(ctx: AppContext, request: FastifyRequest, reply: FastifyReply
   }
   const access: Access = config.access ?? (request.method === 'GET' || request.method === 'HEAD' ? 'reader' : 'user');
   const token = requestToken(request);
-  const checking = token ? ctx.principals.resolve(token, () => request.ip) : { principal: null };
-  const answer = (refusal: Refusal | null): void => {
-    // A refusal is the answer: the hook then ends without done() (Fastify's rule for callback hooks).
-    if (refusal) sendError(reply, refusal.status, refusal.body);
-    else done();
-  };
+  const checking = token ? ctx.principals.resolve(token, request) : NO_CREDENTIAL;
   if (!(checking instanceof Promise) && SAFE_METHODS.has(request.method)) {
     request.principal = checking.principal;
-    answer(refusalFor(request, route, access, checking));
+    answer(reply, done, refusalFor(request, route, access, checking));
     return;
   }
-  decideSlowly(ctx, request, route, access, checking).then(answer, done);
+  decideSlowly(ctx, request, route, access, checking).then((refusal) => answer(reply, done, refusal), done);
 }
 
 export function registerAuthorisation(app: App, ctx: AppContext) {
   app.decorateRequest('principal', null);
   app.addHook('onRequest', (request, reply, done) => authorise(ctx, request, reply, done));
+}
+
+const NO_CREDENTIAL: CredentialCheck = { principal: null };
+
+/** A refusal is the answer: the hook then ends without done() (Fastify's rule for callback hooks). */
+function answer(reply: FastifyReply, done: () => void, refusal: Refusal | null): void {
+  if (refusal) sendError(reply, refusal.status, refusal.body);
+  else done();
 }

@@ -282,8 +282,8 @@ export async function loadApiKey(db: Db, secretHash: string): Promise<LoadedApiK
 const keyUses = new WriteThrottle<number>(60_000);
 
 /** Records when and from where a key was last used (at most once a minute per key). */
-export function recordApiKeyUse(db: Db, keyId: number, clientIp: () => string): void {
+export function recordApiKeyUse(db: Db, keyId: number, client: { readonly ip: string }): void {
   keyUses.run(keyId, () =>
-    db.update(apiKeys).set({ lastUsedAt: new Date(), lastUsedIp: clientIp() }).where(eq(apiKeys.id, keyId)),
+    db.update(apiKeys).set({ lastUsedAt: new Date(), lastUsedIp: client.ip }).where(eq(apiKeys.id, keyId)),
   );
 }

@@ -49,7 +49,7 @@ export function createPrincipalResolver(deps: { db: Db }): PrincipalResolver {
   }
 
   /** What a cached or loaded entry means for a request that presents `credential`. */
-  function check(credential: string, entry: Entry, clientIp: () => string): CredentialCheck {
+  function check(credential: string, entry: Entry, client: { readonly ip: string }): CredentialCheck {
     if (credential.startsWith(API_KEY_PREFIX)) {
       if (entry.kind !== 'api_key') return { principal: null, refusal: 'Invalid API key' };
       if (!entry.isActive) return { principal: null, refusal: 'This API key is deactivated' };
@@ -57,7 +57,7 @@ export function createPrincipalResolver(deps: { db: Db }): PrincipalResolver {
         return { principal: null, refusal: 'This API key has expired' };
       }
       const keyId = entry.principal.apiKey?.id;
-      if (keyId !== undefined) recordApiKeyUse(deps.db, keyId, clientIp);
+      if (keyId !== undefined) recordApiKeyUse(deps.db, keyId, client);
       return { principal: entry.principal };
     }
     if (entry.kind !== 'session' || entry.expiresAt < Date.now()) return { principal: null };
@@ -67,15 +67,15 @@ export function createPrincipalResolver(deps: { db: Db }): PrincipalResolver {
 
   return {
     // A cached credential (nearly every API call) is answered synchronously: no promise, no microtask.
-    resolve(credential, clientIp) {
+    resolve(credential, client) {
       if (credential.startsWith(API_KEY_PREFIX)) {
         if (credential.length > 120) return { principal: null, refusal: 'Invalid API key' };
       } else if (!credential.startsWith(SESSION_TOKEN_PREFIX) || credential.length > 100) {
         return { principal: null };
       }
       const cached = cache.get(credential);
-      if (cached) return check(credential, cached, clientIp);
-      return lookup(credential).then((entry) => check(credential, entry, clientIp));
+      if (cached) return check(credential, cached, client);
+      return lookup(credential).then((entry) => check(credential, entry, client));
     },
 
     async resolvePendingMfa(token) {

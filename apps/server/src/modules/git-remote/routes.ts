@@ -130,7 +130,7 @@ export async function gitRemoteRoutes(app: App, ctx: AppContext) {
       (pathInfo === '/info/refs' && (request.query as { service?: string }).service === 'git-receive-pack');
     const password = basicPassword(request);
     if (!password) return refuse(reply, 401, 'Authentication required: use an API key (lb_...) as the password');
-    const { principal } = await ctx.principals.resolve(password, () => request.ip);
+    const { principal } = await ctx.principals.resolve(password, request);
     if (!principal) return refuse(reply, 401, 'The API key was refused: it is unknown, revoked or expired');
     const needed = push ? 'deployments:write' : 'projects:read';
     if (principal.apiKey && !principal.apiKey.permissions.includes(needed)) {
