@@ -1,5 +1,6 @@
 import type { Logger } from 'pino';
 import type { AppContext } from '../../context';
+import { everyWithPhase } from '../../lib/time';
 import { claimCronExecution, listEnabledCrons, nextCronRun, onCronsChanged, runCronExecution } from './service';
 
 /** Other nodes' changes are picked up this often (this node's at once). */
@@ -84,8 +85,8 @@ export function startCronScheduler(ctx: AppContext, logger: Pick<Logger, 'warn' 
   };
 
   const offChanged = onCronsChanged(ctx, requestReload);
-  const interval = setInterval(requestReload, RELOAD_MS);
-  interval.unref();
+  // Phase 5 s into the edge-driver look's 10 s (lib/time.ts: idle looks never open connections together).
+  const interval = everyWithPhase(RELOAD_MS, RELOAD_MS + 5_000, requestReload);
   requestReload();
 
   return {
@@ -94,7 +95,7 @@ export function startCronScheduler(ctx: AppContext, logger: Pick<Logger, 'warn' 
     async stop() {
       stopped = true;
       offChanged();
-      clearInterval(interval);
+      interval.stop();
       for (const entry of timers.values()) if (entry.timer) clearTimeout(entry.timer);
       timers.clear();
       await reloading;

@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { nginxVersion } from '../../engine/edge/nginx';
 import { badRequest, validationError } from '../../lib/errors';
+import { everyWithPhase } from '../../lib/time';
 import { settings } from './schema';
 
 /** The value of every setting nobody has changed yet; external_url and access_mode start from the configuration. */
@@ -154,7 +155,6 @@ export function followEdgeDriverSetting(
       busy = false;
     }
   };
-  const timer = setInterval(() => void follow(), EDGE_DRIVER_FOLLOW_MS);
-  timer.unref();
-  return { ready: follow(), stop: () => clearInterval(timer) };
+  const timer = everyWithPhase(EDGE_DRIVER_FOLLOW_MS, EDGE_DRIVER_FOLLOW_MS, () => void follow());
+  return { ready: follow(), stop: () => timer.stop() };
 }

@@ -9,6 +9,7 @@ import { and, desc, eq, isNotNull, isNull, lt, or, sql } from 'drizzle-orm';
 import type { Logger } from 'pino';
 import type { AppContext } from '../../context';
 import { checkRemote, knownHostsPath } from '../../engine/pipeline/source';
+import { everyWithPhase } from '../../lib/time';
 import { deployments } from '../deployments/schema';
 import { startDeployment } from '../deployments/service';
 import { listEnvironmentRows } from '../environments/service';
@@ -26,7 +27,8 @@ const LOOK_EVERY_MS = 30_000;
 
 export function startBranchPoller(ctx: AppContext, logger: Pick<Logger, 'warn'>) {
   let running: Promise<unknown> | null = null;
-  const timer = setInterval(() => {
+  // Phase 2.5 s into the edge-driver look's 10 s (lib/time.ts: idle looks never open connections together).
+  const timer = everyWithPhase(LOOK_EVERY_MS, LOOK_EVERY_MS + 2_500, () => {
     if (running) return;
     running = pollBranches(ctx)
       .then((result) => {
@@ -36,11 +38,10 @@ export function startBranchPoller(ctx: AppContext, logger: Pick<Logger, 'warn'>)
       .finally(() => {
         running = null;
       });
-  }, LOOK_EVERY_MS);
-  timer.unref();
+  });
   return {
     async stop() {
-      clearInterval(timer);
+      timer.stop();
       await running;
     },
   };
