@@ -24,9 +24,11 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
   const app = Fastify({
     // Every answer's head carries the security headers (http/security.ts).
     http: { ServerResponse: secureResponseClass({ consoleDir }) },
-    loggerInstance: logger,
+    // No logger instance for Fastify itself: with one, Fastify times every answer and listens for
+    // its end (two listeners, two timestamps and a closure per request) only to log its completion,
+    // which the platform does not log. Each request still logs through the platform's logger, lazily.
     logController: new LogController({ disableRequestLogging: true }),
-    childLoggerFactory: (parent, bindings, options) => lazyChildLogger(parent as Logger, bindings, options),
+    childLoggerFactory: (_fastifyNullLogger, bindings, options) => lazyChildLogger(logger as Logger, bindings, options),
     bodyLimit: BODY_LIMIT_BYTES,
     // Behind a local proxy or tunnel the client address comes from X-Forwarded-For; reached
     // directly, nobody is trusted to say it. Follows the access mode setting without a restart.

@@ -4,6 +4,7 @@ import http from 'node:http';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../src/jobs';
 import { auditRetention } from '../../src/modules/audit/jobs';
@@ -22,6 +23,7 @@ let consoleDir: string;
 let platform: TestPlatform;
 let api: Api;
 let admin: string;
+const serverLog: Record<string, unknown>[] = [];
 
 beforeAll(async () => {
   // A console build of our own, so the CSP's hash of its inline script can be checked exactly.
@@ -30,7 +32,9 @@ beforeAll(async () => {
     path.join(consoleDir, 'index.html'),
     `<!doctype html><html><head><script>${THEME_SCRIPT}</script></head><body><div id="root"></div></body></html>`,
   );
-  platform = await startTestPlatform({ CONSOLE_DIR: consoleDir });
+  // The server's own log, as an operator reads it: the 500 below must say there what failed.
+  const logger = pino({ level: 'error' }, { write: (line: string) => serverLog.push(JSON.parse(line)) });
+  platform = await startTestPlatform({ CONSOLE_DIR: consoleDir }, { logger });
   api = apiClient(platform.url);
   admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
 });
@@ -92,6 +96,17 @@ describe('a change and its audit row commit together', () => {
       });
       expect(response.status).toBe(500);
       expect(response.body.detail).toBe('Internal server error: the failure was logged on the server');
+      // It was: with the request's id, what was asked and the cause.
+      expect(serverLog).toContainEqual(
+        expect.objectContaining({
+          level: 50,
+          msg: 'request failed',
+          reqId: expect.stringMatching(/^req-/),
+          method: 'POST',
+          url: '/api/users',
+          err: expect.objectContaining({ message: expect.stringContaining('test_refuse_user_audit') }),
+        }),
+      );
     } finally {
       await platform.ctx.pool.query('ALTER TABLE audit_logs DROP CONSTRAINT test_refuse_user_audit');
     }

@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/config';
 import { type Platform, startPlatform } from '../../src/platform';
@@ -44,10 +45,14 @@ export function testEnv(dataDir: string, databaseUrl: string | undefined, extra:
  * The real platform, in this process, on a real port: its embedded PostgreSQL in a temp data
  * folder, or a fresh database on the external server when LAUNCHBAY_TEST_EXTERNAL_PG=1.
  */
-export async function startTestPlatform(extraEnv: Record<string, string> = {}): Promise<TestPlatform> {
+export async function startTestPlatform(
+  extraEnv: Record<string, string> = {},
+  options: { logger?: Logger } = {},
+): Promise<TestPlatform> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-test-'));
   const databaseUrl = await freshExternalDatabase();
-  const platform = await startPlatform(loadConfig(testEnv(dataDir, databaseUrl, extraEnv)));
+  const config = loadConfig(testEnv(dataDir, databaseUrl, extraEnv));
+  const platform = await (options.logger ? startPlatform(config, options.logger) : startPlatform(config));
   const url = platform.url.replace('localhost', '127.0.0.1');
   return {
     ...platform,

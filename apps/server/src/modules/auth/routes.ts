@@ -186,7 +186,9 @@ export async function authRoutes(app: App, ctx: AppContext) {
       config: { access: 'reader' },
       schema: { tags: ['auth'], summary: 'The signed-in user', response: { 200: currentUserSchema } },
     },
-    async (request) => {
+    // Not async: a value returned as it is goes straight to the answer, with no promise to wait
+    // for (the console asks this on every page).
+    (request) => {
       if (!request.principal) throw unauthorized();
       return toCurrentUser(request.principal);
     },
