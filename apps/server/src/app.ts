@@ -39,10 +39,11 @@ export async function buildApp(ctx: AppContext, logger: FastifyBaseLogger): Prom
   }).withTypeProvider<ZodTypeProvider>();
 
   registerSecurity(app);
+  // Before any route: each API route gets its gate as it is added.
+  registerAuthorisation(app, ctx);
   registerInputHandling(app);
   registerErrorHandling(app);
   await registerOpenApi(app);
-  registerAuthorisation(app, ctx);
   registerAuditHooks(app, ctx);
 
   await app.register(
