@@ -168,7 +168,11 @@ export class NginxDriver {
    * (`keepRunningConfig`): reloading it with the empty table the edge starts with would take every
    * app offline for a moment.
    */
-  async start({ keepRunningConfig = false } = {}): Promise<void> {
+  start(options: { keepRunningConfig?: boolean } = {}): Promise<void> {
+    return this.#oneAtATime(() => this.#start(options));
+  }
+
+  async #start({ keepRunningConfig = false }: { keepRunningConfig?: boolean }): Promise<void> {
     fs.mkdirSync(this.paths.temp, { recursive: true, mode: 0o700 });
     const adopted = runningNginxMaster(this.options.dir);
     if (adopted && keepRunningConfig && this.options.table().version === 0) {
@@ -272,14 +276,26 @@ export class NginxDriver {
         this.#again = true;
         return;
       }
-      this.#applying = this.#apply().finally(() => {
-        this.#applying = null;
-        if (this.#again) {
-          this.#again = false;
-          this.schedule();
-        }
-      });
+      void this.#oneAtATime(() => this.#apply());
     }, DEBOUNCE_MS);
+  }
+
+  /**
+   * The start and each apply render into the same files and signal the same nginx: one at a time.
+   * A table that changed while the start rendered (the edge loads it meanwhile) once had its apply
+   * rename the checked file away under the start's `nginx -t` ("open() failed"), so the edge never
+   * started. A change that comes during either is applied right after.
+   */
+  #oneAtATime(work: () => Promise<void>): Promise<void> {
+    const running = work().finally(() => {
+      this.#applying = null;
+      if (this.#again) {
+        this.#again = false;
+        this.schedule();
+      }
+    });
+    this.#applying = running.catch(() => undefined);
+    return running;
   }
 
   async #apply(): Promise<void> {
