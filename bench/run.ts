@@ -364,7 +364,7 @@ async function main() {
     `  GET /api/user/me, embedded PG, c=${CONCURRENCY}           ${e.requestsPerSecond} req/s, p50 ${e.p50Ms} ms, p99 ${e.p99Ms} ms (runs ${p99s(e)}; target < 10), errors ${e.errors}, non-2xx ${e.non2xx}`,
   );
   console.log(
-    `  bare Fastify route, same JSON, same run          ${b.requestsPerSecond} req/s, p99 ${b.p99Ms} ms: /api/user/me reaches ${fmt(versusBare.throughputRatio, 2)} of its throughput (target >= 0.8) with ${fmt(versusBare.p99Ratio, 2)}x its p99 (target <= 1.5); medians of the rounds ${roundsOf(versusBare.rounds.throughput)}`,
+    `  bare Fastify route, same JSON, same run          ${b.requestsPerSecond} req/s, p99 ${b.p99Ms} ms: /api/user/me reaches ${fmt(versusBare.throughputRatio, 2)} of its throughput (target >= 0.8) with ${fmt(versusBare.p99Ratio, 2)}x its p99 (target <= 1.5); rounds ${roundsOf(versusBare.rounds.throughput)}`,
   );
   console.log(
     `  bare Fastify route, same JSON and headers       ${h.requestsPerSecond} req/s, p99 ${h.p99Ms} ms: /api/user/me reaches ${fmt(versusBareWithHeaders.throughputRatio, 2)} of its throughput with ${fmt(versusBareWithHeaders.p99Ratio, 2)}x its p99 (the platform's own work per request); rounds ${roundsOf(versusBareWithHeaders.rounds.throughput)}`,
