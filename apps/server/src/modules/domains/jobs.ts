@@ -178,7 +178,9 @@ export async function renewDueCertificates(ctx: AppContext): Promise<string> {
         or(isNull(domains.nextRenewalAt), lte(domains.nextRenewalAt, now)),
       ),
     );
-  for (const row of due) await enqueueCertificate(ctx, row.id, 'renew');
+  // A renewal still queued or running (a wildcard waiting for its TXT record) is not queued twice, nor counted.
+  let queued = 0;
+  for (const row of due) if ((await enqueueCertificate(ctx, row.id, 'renew')).created) queued++;
 
   let alerted = 0;
   for (const row of await ctx.db.select().from(domains).where(isNotNull(domains.fingerprint))) {
@@ -199,5 +201,5 @@ export async function renewDueCertificates(ctx: AppContext): Promise<string> {
     if (result.status !== 'suppressed') alerted++;
     await ctx.db.update(domains).set({ expiryAlertedAt: now }).where(eq(domains.id, checked.id));
   }
-  return `Queued ${due.length} renewals; ${alerted} expiry alerts`;
+  return `Queued ${queued} renewals; ${alerted} expiry alerts`;
 }
