@@ -206,9 +206,11 @@ export async function signIn(page: Page, credentials: Credentials, path = '/dash
   expect(body.mfa_required, 'signIn() cannot complete MFA; use the UI flow').toBe(false);
   await page.goto(path);
   // The app shell's header (the sidebar is a closed drawer on small screens). When it does not
-  // come, the message says what the page shows instead (a CI run only keeps the log).
+  // come, the message says what the page shows instead (a CI run only keeps the log). Twice the
+  // usual wait: on a CI machine of 2 CPUs at a load of 12 the first render of a page took longer
+  // than 10 s, and the message then showed the shell that had arrived meanwhile.
   try {
-    await expect(page.getByRole('banner')).toBeVisible();
+    await expect(page.getByRole('banner')).toBeVisible({ timeout: 20_000 });
   } catch (error) {
     const shown = await page
       .evaluate(() => (document.body.textContent ?? '').replace(/\s+/g, ' ').slice(0, 500))

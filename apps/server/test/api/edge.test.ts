@@ -1,6 +1,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
@@ -14,7 +15,6 @@ import {
   readEdgeState,
   writeFileAtomic,
 } from '@launchbay/edge-protocol';
-import autocannon from 'autocannon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api';
 import { cleanUpChildren, ensureBuilt, startChildPlatform } from '../helpers/child-platform';
@@ -32,7 +32,7 @@ beforeAll(() => ensureBuilt(), 120_000);
 afterAll(async () => {
   for (const stranger of strangers) stranger.kill('SIGKILL');
   await cleanUpChildren(dataDirs); // stops the edges too
-  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
+  //  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
 });
 
 async function installation() {
@@ -131,6 +131,49 @@ async function killEdgeAndTimeRecovery(dataDir: string) {
     return answer.status === 404 ? state : undefined;
   });
   return { before, after, recoveryMs: Date.now() - killedAt };
+}
+
+/**
+ * 20 s of autocannon against `url` in a process of its own, so that the load does not queue this test's
+ * own checks behind it (a recovery timed on this event loop measured autocannon's backlog: 1.3 s here
+ * for an edge listening 0.44 s after its kill). `stop()` ends it and resolves with its counts.
+ * (Not a thread: autocannon in a worker thread reports to its parent in its own way and keeps no result.)
+ */
+function loadInAProcess(options: { url: string; connections: number; host: string }) {
+  const program = `const autocannon = require(process.argv[1]);
+    const instance = autocannon(
+      { url: ${JSON.stringify(options.url)}, connections: ${options.connections}, duration: 20, headers: { host: ${JSON.stringify(options.host)} } },
+      (error, result) => {
+        process.stdout.write(JSON.stringify(error ? { error: String(error) } : { errors: result.errors, non2xx: result.non2xx, total: result.requests.total }));
+        process.exit(0);
+      },
+    );
+    process.stdin.once('data', () => instance.stop());`;
+  const child = spawn(process.execPath, ['-e', program, createRequire(import.meta.url).resolve('autocannon')], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  strangers.push(child);
+  let printed = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    printed += chunk.toString('utf8');
+  });
+  const result = new Promise<{ errors: number; non2xx: number; total: number }>((resolve, reject) => {
+    child.once('close', () => {
+      try {
+        const answer = JSON.parse(printed) as { error?: string; errors: number; non2xx: number; total: number };
+        if (answer.error) reject(new Error(answer.error));
+        else resolve(answer);
+      } catch {
+        reject(new Error(`the load ended without a result: ${printed}`));
+      }
+    });
+  });
+  return {
+    stop: () => {
+      child.stdin?.write('stop\n');
+      return result;
+    },
+  };
 }
 
 /** Asks the edge every 20 ms while `during` runs; resolves to the requests that failed. */
@@ -374,20 +417,7 @@ describe('the edge proxy', () => {
 
     /** Load until the edge has a second process; every request of it answered by the app. */
     const saturate = async () => {
-      let finish: (result: autocannon.Result) => void = () => undefined;
-      const result = new Promise<autocannon.Result>((resolve) => {
-        finish = resolve;
-      });
-      const instance = autocannon(
-        { url: `http://127.0.0.1:${port}/`, connections: 100, duration: 20, headers: { host: 'busy.example.test' } },
-        (_error, done) => finish(done),
-      );
-      const load = {
-        stop: () => {
-          instance.stop();
-          return result;
-        },
-      };
+      const load = loadInAProcess({ url: `http://127.0.0.1:${port}/`, connections: 100, host: 'busy.example.test' });
       const worker = await waitFor(
         'a second edge process',
         async () => ((await identity())?.processes === 2 ? workersOf(readyState(dataDir).pid)[0] : undefined),
@@ -402,7 +432,7 @@ describe('the edge proxy', () => {
     const result = await first.load.stop();
     expect(result.errors).toBe(0);
     expect(result.non2xx).toBe(0);
-    expect(result.requests.total).toBeGreaterThan(1000);
+    expect(result.total).toBeGreaterThan(1000);
 
     // A route made while two processes serve: the identity's table version counts once both serve it,
     // and every new connection (whichever process takes it) finds the route.

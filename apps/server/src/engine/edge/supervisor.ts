@@ -51,7 +51,7 @@ export type EdgeSupervisorOptions = {
   log: Log;
   /** The built edge (apps/edge/dist/main.js) unless given. */
   edgeMain?: string;
-  /** How often an adopted edge is looked at; a dead edge is replaced within this plus its start (~150 ms). */
+  /** How often an adopted edge is looked at; a dead edge is replaced within this plus its start (150-350 ms here). */
   pollMs?: number;
   /** The nginx program for the nginx driver (NGINX_BINARY; `nginx` on the PATH). */
   nginxBinary?: string;
@@ -119,7 +119,7 @@ function edgeDatabase(config: pg.PoolConfig): EdgeDatabase {
 export async function startEdgeSupervisor(options: EdgeSupervisorOptions): Promise<EdgeSupervisor> {
   const { log } = options;
   const paths = edgePaths(options.dataDir);
-  const pollMs = options.pollMs ?? 200;
+  const pollMs = options.pollMs ?? 100;
   fs.mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
   // Rewritten at every start: a restarted embedded database may listen somewhere else.
   writeFileAtomic(paths.database, JSON.stringify(edgeDatabase(options.database)));
