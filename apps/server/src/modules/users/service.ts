@@ -24,15 +24,27 @@ export function toUserDto(row: UserRow, roles: RoleType[]): User {
   };
 }
 
+/** One answer per principal object: a principal is cached for seconds and never changed, so neither is its answer. */
+const currentUsers = new WeakMap<Principal, CurrentUser>();
+
+/**
+ * The signed-in user as GET /api/user/me answers it. Frozen, so the response serializer keeps its
+ * JSON for as long as the principal lives (http/input.ts): the console asks on every page.
+ */
 export function toCurrentUser(principal: Principal): CurrentUser {
-  return {
-    id: principal.userId,
-    username: principal.username,
-    email: principal.email,
-    avatar_url: principal.avatarUrl,
-    roles: principal.roles,
-    mfa_enabled: principal.mfaEnabled,
-  };
+  let user = currentUsers.get(principal);
+  if (!user) {
+    user = Object.freeze({
+      id: principal.userId,
+      username: principal.username,
+      email: principal.email,
+      avatar_url: principal.avatarUrl,
+      roles: Object.freeze([...principal.roles]) as RoleType[],
+      mfa_enabled: principal.mfaEnabled,
+    });
+    currentUsers.set(principal, user);
+  }
+  return user;
 }
 
 export async function rolesOf(db: Db, userId: number): Promise<RoleType[]> {
