@@ -94,6 +94,7 @@ function readFallbackPort(file: string): number | null {
 }
 
 async function main(): Promise<void> {
+  const loadedAt = Math.round(performance.now());
   let config: EdgeConfig;
   try {
     config = loadEdgeConfig();
@@ -213,8 +214,9 @@ async function main(): Promise<void> {
   }
   updateState(paths.state, { ...state, status: 'ready', port, tlsPort });
   releaseMemoryWhenQuiet(log);
+  // The time since the process began: how much of a restart was Node's start, the table and the port.
   log(
-    `${behindNginx ? 'nginx listens' : 'listening'} on ${config.host}:${port} (HTTPS ${tlsPort ?? 'off'}) for ${config.dataDir}`,
+    `${behindNginx ? 'nginx listens' : 'listening'} on ${config.host}:${port} (HTTPS ${tlsPort ?? 'off'}) for ${config.dataDir}, ${Math.round(performance.now())} ms after the process started (the code loaded at ${loadedAt} ms)`,
   );
   if (config.proxyLog) proxyLog.start();
   accessLog?.start();
