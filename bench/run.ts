@@ -311,7 +311,7 @@ async function main() {
   const change = await fetch(`${embedded.url}/api/users/me`, {
     method: 'PATCH',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'Bench Admin' }),
+    body: JSON.stringify({ avatar_url: null }),
   });
   if (!change.ok) throw new Error(`PATCH /api/users/me answered ${change.status}`);
   console.log(
