@@ -105,7 +105,7 @@ let running = 0;
  * Runs a request handler with `ctx.db` pointing at its transaction. Once the last running handler
  * has settled, the scope is disabled until the next one: on Node 20 and 22 an enabled
  * AsyncLocalStorage keeps an async hook that runs for every promise and socket the process makes,
- * and a single mutation (the first sign-in) left it on for every later read. Nothing may read the
+ * and the first change made through the API left it on for every later read. Nothing may read the
  * scope by then: the transaction itself is committed or rolled back through the request's handle,
  * and work a handler left running uses the pool (as it does once the transaction has ended).
  * (With Node 24's context frames there is no hook, and disable() only clears the current frame.)
