@@ -6,6 +6,7 @@ import {
   PROXY_LOG_FLUSH_MS,
   type ProxyLogRow,
   proxyLogCopyLine,
+  validProxyLogBatch,
 } from '@launchbay/edge-protocol';
 import type postgres from 'postgres';
 import { liveLoadGauge, ProxyLogPacer } from './proxy-log-pacer';
@@ -140,7 +141,12 @@ export class ProxyLogWriter {
     return count;
   }
 
-  record(row: ProxyLogRow): void {
+  /**
+   * `byteStrings`: the row's texts are one character per byte received (the edge's own rows, from
+   * Node's HTTP parser), written as latin1, which is a copy; otherwise they are Unicode (rows read from
+   * nginx's JSON log), written as UTF-8.
+   */
+  record(row: ProxyLogRow, byteStrings = false): void {
     this.#recordedSinceTick++;
     if (this.#rows >= this.#bufferRows) {
       this.#countDropped(1, row.at, row.at);
@@ -148,7 +154,7 @@ export class ProxyLogWriter {
     }
     const line = proxyLogCopyLine(row);
     // A UTF-16 code unit is at most 3 bytes of UTF-8: room for that is room enough.
-    const room = line.length * 3;
+    const room = byteStrings ? line.length : line.length * 3;
     let page = this.#pages.at(-1);
     if (!page || page.sealed || page.rows >= this.#batchRows || page.used + room > page.bytes.length) {
       page = {
@@ -162,7 +168,7 @@ export class ProxyLogWriter {
       };
       this.#pages.push(page);
     }
-    page.used += page.bytes.write(line, page.used);
+    page.used += page.bytes.write(line, page.used, byteStrings ? 'latin1' : 'utf8');
     page.rows++;
     page.lastAt = row.at;
     this.#rows++;
@@ -205,7 +211,7 @@ export class ProxyLogWriter {
       if (page) {
         const rows = page.rows;
         try {
-          await sink.copyRows(page.bytes.subarray(0, page.used));
+          await sink.copyRows(validProxyLogBatch(page.bytes.subarray(0, page.used)));
           this.#stats.written += rows;
         } catch (error) {
           if (!refusedForItsData(error)) throw error;

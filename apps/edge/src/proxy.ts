@@ -207,7 +207,7 @@ export function createProxyServer(options: ProxyServerOptions): ProxyServers {
     const outcome = { status: 101 };
     if (record && options.log) {
       const log = options.log;
-      socket.once('close', () => log.record(rowFor(req, record, outcome.status, req.socket)));
+      socket.once('close', () => log.record(rowFor(req, record, outcome.status, req.socket), true));
     }
     const to = destination(req, record);
     if (to.kind === 'page') {

@@ -12,7 +12,8 @@ export type RequestRecord = {
   upstream: RouteUpstream | undefined;
 };
 
-export type RequestLog = { record(row: ProxyLogRow): void };
+/** `byteStrings`: the row's texts are one character per byte received (ProxyLogWriter.record). */
+export type RequestLog = { record(row: ProxyLogRow, byteStrings?: boolean): void };
 
 /** The socket's byte counters when its previous request was logged (keep-alive carries many requests). */
 const LOGGED_READ = Symbol('loggedRead');
@@ -63,14 +64,17 @@ function textOf<T extends Route | RouteUpstream>(entry: T | undefined, make: (en
   return text;
 }
 
-const makeRouteText = (route: Route) => `${route.host}${route.pathPrefix}`;
+/** A text of the route table as the bytes of its UTF-8, one character each: the request's own texts are so. */
+const asByteString = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+const makeRouteText = (route: Route) => asByteString(`${route.host}${route.pathPrefix}`);
 const makeUpstreamText = (upstream: RouteUpstream) =>
-  upstream.kind === 'tcp' ? `${upstream.host}:${upstream.port}` : `unix:${upstream.socketPath}`;
+  asByteString(upstream.kind === 'tcp' ? `${upstream.host}:${upstream.port}` : `unix:${upstream.socketPath}`);
 const routeText = (route: Route | undefined) => textOf(route, makeRouteText);
 const upstreamText = (upstream: RouteUpstream | undefined) => textOf(upstream, makeUpstreamText);
 
 /**
- * The log row of a request that is over: its bytes are what its socket carried since the previous
+ * The log row of a request that is over, its texts byte strings (one character per byte received, as
+ * Node's HTTP parser gives the request line and headers; the route's texts made so): its bytes are what its socket carried since the previous
  * request on it was logged (so they include the request line, headers and framing, as nginx counts).
  * `status` overrides the response's (an upgrade has no ServerResponse).
  */
@@ -113,6 +117,6 @@ export function logWhenDone(req: http.IncomingMessage, res: http.ServerResponse,
   // 'close' comes once per response (`on` spares the wrapper `once` makes per request).
   res.on('close', () => {
     const status = res.headersSent ? res.statusCode : 499;
-    log.record(rowFor(req, record, status, req.socket));
+    log.record(rowFor(req, record, status, req.socket), true);
   });
 }

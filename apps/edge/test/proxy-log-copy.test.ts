@@ -2,7 +2,7 @@ import { type ProxyLogRow, proxyLogCopyLine } from '@launchbay/edge-protocol';
 import { type ExternalPostgres, startExternalPostgres } from '@launchbay/testkit';
 import postgres from 'postgres';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postgresProxyLogSink } from '../src/proxy-log-writer';
+import { ProxyLogWriter, postgresProxyLogSink } from '../src/proxy-log-writer';
 
 /**
  * The edge's batches go in as COPY text: every value must come back from a real PostgreSQL as it
@@ -106,6 +106,26 @@ describe('proxy-log rows through COPY', () => {
         tls_version: row.tlsVersion,
       });
     });
+  });
+
+  it("rows of byte strings, as the edge records them, come back as the client's UTF-8, and bytes that are none as U+FFFD", async () => {
+    await sql.unsafe('TRUNCATE proxy_logs');
+    // Node's HTTP parser gives a request's line and headers one character per byte received.
+    const bytes = (text: string) => Buffer.from(text, 'utf8').toString('latin1');
+    const writer = new ProxyLogWriter({ sink: () => postgresProxyLogSink(sql), log: () => undefined });
+    writer.record({ ...base, path: bytes('/café/🚀'), userAgent: bytes('Agent ü\t'), durationMs: 0.01 }, true);
+    // A Latin-1 é (0xE9) alone, and a path cut in the middle of a character: not UTF-8.
+    writer.record({ ...base, path: '/caf\u00e9', userAgent: bytes('cut ✓').slice(0, -1) }, true);
+    // Rows of Unicode texts (read from nginx's JSON log) in the same batch.
+    writer.record({ ...base, path: '/ünï', userAgent: 'ü', durationMs: 1234.56 });
+    await writer.flush();
+    expect(writer.stats).toMatchObject({ written: 3, dropped: 0, buffered: 0 });
+    const back = await stored();
+    expect(back.map((row) => [row.path, row.user_agent, row.duration_ms])).toEqual([
+      ['/café/🚀', 'Agent ü\t', 0.01],
+      ['/caf\ufffd', 'cut \ufffd', 1.5],
+      ['/ünï', 'ü', 1234.56],
+    ]);
   });
 
   it('keeps nulls apart from empty text, drops NUL characters (no text column holds one), and writes drop episodes', async () => {

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 /**
  * One row per request the edge served, written by the edge in batches (so a slow database never
  * stalls traffic) and read by the proxy-logs area of the control plane. The nginx driver reads
@@ -72,11 +73,32 @@ function copyText(value: string | null): string {
 /** A number column that may not be null: 0 for anything not finite (one bad field never fails a batch). */
 const copyNumber = (value: number): string => (Number.isFinite(value) ? String(value) : '0');
 
+/**
+ * The duration in hundredths of a millisecond, as `123e-2`: an integer is turned into text several
+ * times faster than a fraction, and the edge writes one per request.
+ */
+const copyDuration = (ms: number): string => (Number.isFinite(ms) ? `${Math.round(ms * 100)}e-2` : '0');
+
 const copyId = (value: number | null): string => (value !== null && Number.isSafeInteger(value) ? String(value) : '\\N');
 
-/** One row as a line of COPY's text format (PROXY_LOG_COPY_SQL's columns). */
+/**
+ * One row as a line of COPY's text format (PROXY_LOG_COPY_SQL's columns). Its texts are either all
+ * Unicode (the line goes out as UTF-8) or all byte strings, one character per byte as received, which
+ * is how Node's HTTP parser gives a request's line and headers (the line goes out as latin1: the
+ * client's own bytes, UTF-8 when it sent UTF-8; a batch that is not valid UTF-8 is repaired before
+ * it goes, validProxyLogBatch).
+ */
 export function proxyLogCopyLine(row: ProxyLogRow): string {
-  return `${copyText(row.at)}\t${copyText(row.method)}\t${copyText(row.host)}\t${copyText(row.path)}\t${copyText(row.query)}\t${copyNumber(row.status)}\t${copyNumber(row.durationMs)}\t${copyNumber(row.bytesIn)}\t${copyNumber(row.bytesOut)}\t${copyText(row.clientIp)}\t${copyText(row.userAgent)}\t${copyText(row.referrer)}\t${copyText(row.route)}\t${copyId(row.projectId)}\t${copyId(row.environmentId)}\t${copyId(row.deploymentId)}\t${copyText(row.upstream)}\t${copyText(row.tlsVersion)}\n`;
+  return `${copyText(row.at)}\t${copyText(row.method)}\t${copyText(row.host)}\t${copyText(row.path)}\t${copyText(row.query)}\t${copyNumber(row.status)}\t${copyDuration(row.durationMs)}\t${copyNumber(row.bytesIn)}\t${copyNumber(row.bytesOut)}\t${copyText(row.clientIp)}\t${copyText(row.userAgent)}\t${copyText(row.referrer)}\t${copyText(row.route)}\t${copyId(row.projectId)}\t${copyId(row.environmentId)}\t${copyId(row.deploymentId)}\t${copyText(row.upstream)}\t${copyText(row.tlsVersion)}\n`;
+}
+
+/**
+ * A batch of COPY lines as PostgreSQL takes it: valid UTF-8. Lines of byte strings carry what clients
+ * sent, which need not be UTF-8 (a Latin-1 user agent, a path cut in the middle of a character): such a
+ * batch has its invalid sequences replaced by U+FFFD, as a browser shows them, rather than refused whole.
+ */
+export function validProxyLogBatch(lines: Buffer): Buffer {
+  return isUtf8(lines) ? lines : Buffer.from(lines.toString('utf8'));
 }
 
 /** Records an episode of dropped rows ($1 count, $2 first, $3 last as ISO text). */
