@@ -19,8 +19,10 @@
  * The helpers below (a platform on a temp folder, projects from git, requests through the edge) are
  * exported for bench/edge.ts.
  */
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import type { Deployment, ProjectDetail } from '@launchbay/contract';
@@ -335,6 +337,67 @@ export function procKb(file: string, field: string): number {
 }
 
 /** The 1-minute load average, for the table's title: a busy machine explains slow figures. */
+/** The kernel's clock ticks per second, in which /proc/{pid}/stat counts CPU time. */
+export const TICKS_PER_SECOND = 100;
+
+/** CPU time the processes spent so far (user + system, all threads), in clock ticks; a process gone counts 0. */
+export function cpuTicks(pids: number[]): number {
+  let total = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      total += Number(fields[11]) + Number(fields[12]); // utime + stime, all threads
+    } catch {
+      // gone
+    }
+  }
+  return total;
+}
+
+export type ChildLoad = {
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  sent: number;
+  answered: number;
+  errors: number;
+  non2xx: number;
+};
+
+/** autocannon's command line: each load of a pair runs as a process of its own (one generator would be shared by both). */
+const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+
+/** A load from an autocannon process of its own, its JSON result read from its output. */
+export function autocannonProcess(
+  url: string,
+  options: { connections: number; seconds: number; headers: Record<string, string> },
+): Promise<ChildLoad> {
+  const headers = Object.entries(options.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]);
+  const args = [AUTOCANNON_CLI, '-j', '-c', String(options.connections), '-d', String(options.seconds), ...headers, url];
+  return new Promise((resolve, reject) => {
+    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
+      if (error) return reject(error);
+      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
+        requests: { average: number; total: number; sent: number };
+        latency: { p50: number; p99: number };
+        errors: number;
+        timeouts: number;
+        non2xx: number;
+      };
+      resolve({
+        requestsPerSecond: Math.round(result.requests.average),
+        p50Ms: result.latency.p50,
+        p99Ms: result.latency.p99,
+        sent: result.requests.sent,
+        answered: result.requests.total,
+        errors: result.errors + result.timeouts,
+        non2xx: result.non2xx,
+      });
+    });
+  });
+}
+
 export const loadAverage = (value: unknown) => (Array.isArray(value) ? Number(value[0]).toFixed(1) : '?');
 
 export type Row = { name: string; value: string; target: string; pass: boolean | null };

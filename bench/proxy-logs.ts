@@ -19,9 +19,7 @@
  * Results: bench/results/deploy-latest.json (key `proxy_logs`). Options: --quick (3 s load runs, 20
  * requests per query).
  */
-import { execFile } from 'node:child_process';
 import fs from 'node:fs';
-import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
@@ -31,7 +29,10 @@ import { readDeploymentRecord, stateFile } from '../apps/server/src/engine/runti
 import { listProxyLogs } from '../apps/server/src/modules/proxy-logs/service';
 import { edgePaths, readEdgeState } from '../packages/edge-protocol/src/index';
 import {
+  autocannonProcess,
   type BenchPlatform,
+  type ChildLoad,
+  cpuTicks,
   loadAverage,
   median,
   NODE_PACKAGE_JSON,
@@ -43,6 +44,7 @@ import {
   type Row,
   sleep,
   startBenchPlatform,
+  TICKS_PER_SECOND,
   untilServed,
   waitForDeployment,
   waitSettled,
@@ -55,7 +57,6 @@ const LOAD_SECONDS = quick ? 3 : 8;
 const WARMUP_SECONDS = quick ? 2 : 3;
 const ROUNDS = quick ? 3 : 5;
 const BODY = 'hello from the upstream\n';
-const TICKS_PER_SECOND = 100;
 /** Logging may cost at most 5 % of the edge's throughput. */
 const MIN_RATIO = 0.95;
 
@@ -149,20 +150,6 @@ type Run = {
   cpuUsPerRequest: Record<string, number>;
 };
 
-function cpuTicks(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += Number(fields[11]) + Number(fields[12]); // utime + stime, all threads
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
-
 async function deployUpstream(side: Omit<Side, 'host' | 'edgeTree' | 'appTree'>): Promise<Side> {
   const { platform } = side;
   const app = await platform.createProject('Upstream', { 'package.json': NODE_PACKAGE_JSON, 'server.js': nodeServerJs(BODY) });
@@ -221,44 +208,8 @@ async function load(side: Side, seconds: number): Promise<Run> {
   };
 }
 
-type ConcurrentRun = {
-  requestsPerSecond: number;
-  p99Ms: number;
-  sent: number;
-  answered: number;
-  errors: number;
-  non2xx: number;
-  /** CPU µs per answered request of the side's edge processes. */
-  edgeCpuUs: number;
-};
-
-/** autocannon's command line, run as a process of its own per side (one load generator would be shared by both). */
-const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
-
-/** Loads one side's edge from an autocannon process of its own (its JSON result on stdout). */
-function loadFromChild(side: Side, seconds: number): Promise<Omit<ConcurrentRun, 'edgeCpuUs'>> {
-  const args = [AUTOCANNON_CLI, '-j', '-c', String(CONNECTIONS), '-d', String(seconds), '-H', `host=${side.host}`];
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, [...args, `http://127.0.0.1:${side.platform.edgePort}/`], (error, stdout) => {
-      if (error) return reject(error);
-      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
-        requests: { average: number; total: number; sent: number };
-        latency: { p99: number };
-        errors: number;
-        timeouts: number;
-        non2xx: number;
-      };
-      resolve({
-        requestsPerSecond: Math.round(result.requests.average),
-        p99Ms: result.latency.p99,
-        sent: result.requests.sent,
-        answered: result.requests.total,
-        errors: result.errors + result.timeouts,
-        non2xx: result.non2xx,
-      });
-    });
-  });
-}
+/** `edgeCpuUs`: CPU µs per answered request of the side's edge processes. */
+type ConcurrentRun = ChildLoad & { edgeCpuUs: number };
 
 /**
  * Both edges under load at the same time, each from its own autocannon process: they share the
@@ -270,7 +221,13 @@ function loadFromChild(side: Side, seconds: number): Promise<Omit<ConcurrentRun,
  */
 async function concurrentRound(on: Side, off: Side, seconds: number): Promise<Record<'on' | 'off', ConcurrentRun>> {
   const before = { on: cpuTicks(on.edgeTree()), off: cpuTicks(off.edgeTree()) };
-  const [onRun, offRun] = await Promise.all([loadFromChild(on, seconds), loadFromChild(off, seconds)]);
+  const from = (side: Side) =>
+    autocannonProcess(`http://127.0.0.1:${side.platform.edgePort}/`, {
+      connections: CONNECTIONS,
+      seconds,
+      headers: { host: side.host },
+    });
+  const [onRun, offRun] = await Promise.all([from(on), from(off)]);
   const edgeCpuUs = (side: Side, run: { answered: number }) =>
     Math.round((((cpuTicks(side.edgeTree()) - before[side.name]) / TICKS_PER_SECOND) * 1e6) / Math.max(1, run.answered));
   return { on: { ...onRun, edgeCpuUs: edgeCpuUs(on, onRun) }, off: { ...offRun, edgeCpuUs: edgeCpuUs(off, offRun) } };

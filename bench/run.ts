@@ -5,7 +5,8 @@
  *  - GET /api/user/me throughput and p99 at 200 concurrent connections (autocannon, median of five 8 s runs
  *    after a 5 s warm-up), embedded and external PostgreSQL, and against a bare Fastify route answering the
  *    same JSON in the same rounds (the median of the rounds' ratios is the figure: what the platform's own
- *    work per request costs);
+ *    work per request costs), then the platform and the bare route under load at the same time, each from
+ *    an autocannon process of its own (loadTogether: the machine's drift weighs on both alike);
  *  - idle memory from a minute after start, the mean of 20 samples a second apart (database connections come and
  *    go with the job polls): the Node process plus its embedded PostgreSQL processes and the edge
  *    proxy process (RSS and PSS);
@@ -21,7 +22,7 @@ import { freePort, spawnPlatformProcess, startExternalPostgres, waitForPlatform 
 import { chromium } from '@playwright/test';
 import autocannon from 'autocannon';
 import { edgePaths, isRecordedEdgeAlive, readEdgeState, stopEdgeOf } from '../packages/edge-protocol/src/index';
-import { procKb } from './deploy';
+import { autocannonProcess, type ChildLoad, cpuTicks, procKb, TICKS_PER_SECOND } from './deploy';
 
 const quick = process.argv.includes('--quick');
 const MAIN = path.resolve('apps/server/dist/main.js');
@@ -101,7 +102,10 @@ async function measureStarts() {
 }
 
 /** Starts the bare Fastify baseline (bench/bare-fastify.ts) answering `body` at /api/user/me, with `headers` when given. */
-async function startBareFastify(body: string, headers?: Record<string, string>): Promise<{ url: string; stop(): void }> {
+async function startBareFastify(
+  body: string,
+  headers?: Record<string, string>,
+): Promise<{ url: string; pid: number; stop(): void }> {
   const port = await freePort();
   const args = [path.resolve('bench/.out/bare-fastify.mjs'), String(port), body, ...(headers ? [JSON.stringify(headers)] : [])];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
@@ -114,7 +118,7 @@ async function startBareFastify(body: string, headers?: Record<string, string>):
     proc.kill('SIGTERM');
   };
   leftOnFailure.add(stop);
-  return { url: `http://127.0.0.1:${port}`, stop };
+  return { url: `http://127.0.0.1:${port}`, pid: proc.pid ?? 0, stop };
 }
 
 type LoadRun = { requestsPerSecond: number; p50Ms: number; p99Ms: number; maxMs: number; errors: number; non2xx: number };
@@ -168,6 +172,57 @@ function roundRatios(platform: LoadResult, baseline: LoadResult) {
   const throughput = platform.runs.map((run, i) => run.requestsPerSecond / (baseline.runs[i]?.requestsPerSecond ?? Number.NaN));
   const p99 = platform.runs.map((run, i) => run.p99Ms / Math.max(1, baseline.runs[i]?.p99Ms ?? Number.NaN));
   return { throughputRatio: median(throughput), p99Ratio: median(p99), rounds: { throughput, p99 } };
+}
+
+type TogetherRun = ChildLoad & { cpuUsPerRequest: number };
+type TogetherTarget = { url: string; token: string; pids: () => number[] };
+
+/**
+ * The platform and the bare route under load at the same time, each from an autocannon process of
+ * its own, ROUNDS rounds: sharing the machine at every moment, both meet its drift alike (back-to-back
+ * runs a few seconds apart can differ by 2x here). Competing for the same CPUs, each serves in
+ * proportion to what a request costs it, so the rounds' throughput ratio is the platform's own cost,
+ * and its CPU per request (the process and its PostgreSQL) says the same from the other side.
+ */
+async function loadTogether(platform: TogetherTarget, baseline: TogetherTarget) {
+  const run = async (seconds: number) => {
+    const targets = [platform, baseline];
+    const before = targets.map((target) => cpuTicks(target.pids()));
+    const loads = await Promise.all(
+      targets.map((target) =>
+        autocannonProcess(`${target.url}/api/user/me`, {
+          connections: CONCURRENCY,
+          seconds,
+          headers: { authorization: `Bearer ${target.token}` },
+        }),
+      ),
+    );
+    return loads.map(
+      (result, i): TogetherRun => ({
+        ...result,
+        cpuUsPerRequest:
+          Math.round(
+            ((((cpuTicks(targets[i]?.pids() ?? []) - (before[i] ?? 0)) / TICKS_PER_SECOND) * 1e6) /
+              Math.max(1, result.answered)) *
+              10,
+          ) / 10,
+      }),
+    ) as [TogetherRun, TogetherRun];
+  };
+  await run(3); // both warm, the generators too
+  const rounds: { platform: TogetherRun; baseline: TogetherRun }[] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    const [p, b] = await run(LOAD_SECONDS);
+    rounds.push({ platform: p, baseline: b });
+  }
+  return {
+    rounds,
+    throughputRatio: median(rounds.map((r) => r.platform.requestsPerSecond / Math.max(1, r.baseline.requestsPerSecond))),
+    p99Ratio: median(rounds.map((r) => r.platform.p99Ms / Math.max(1, r.baseline.p99Ms))),
+    /** Baseline's CPU per request over the platform's. */
+    cpuRatio: median(rounds.map((r) => r.baseline.cpuUsPerRequest / Math.max(0.1, r.platform.cpuUsPerRequest))),
+    errors: rounds.reduce((sum, r) => sum + r.platform.errors + r.platform.non2xx + r.baseline.errors + r.baseline.non2xx, 0),
+  };
 }
 
 /** The headers the platform sends on GET /api/user/me, but for those every HTTP answer has anyway. */
@@ -326,8 +381,13 @@ async function main() {
     { url: bare.url, token },
     { url: bareWithHeaders.url, token },
   ]);
-  bare.stop();
   bareWithHeaders.stop();
+  console.log('  then the platform and the bare route under load at the same time...');
+  results.togetherWithBareFastify = await loadTogether(
+    { url: embedded.url, token, pids: () => descendants(embedded.proc.pid ?? 0) },
+    { url: bare.url, token, pids: () => [bare.pid] },
+  );
+  bare.stop();
 
   console.log('Login page assets in Chromium...');
   results.loginPage = await loginPageAssets(embedded.url);
@@ -373,6 +433,10 @@ async function main() {
   );
   console.log(
     `  bare Fastify route, same JSON, same run          ${b.requestsPerSecond} req/s, p99 ${b.p99Ms} ms: /api/user/me reaches ${fmt(versusBare.throughputRatio, 2)} of its throughput (target >= 0.8) with ${fmt(versusBare.p99Ratio, 2)}x its p99 (target <= 1.5); rounds ${roundsOf(versusBare.rounds.throughput)}`,
+  );
+  const t = results.togetherWithBareFastify as Awaited<ReturnType<typeof loadTogether>>;
+  console.log(
+    `  the same two at the same time                   /api/user/me reaches ${fmt(t.throughputRatio, 2)} of its throughput (target >= 0.8) with ${fmt(t.p99Ratio, 2)}x its p99 (target <= 1.5); CPU per request ${t.rounds.map((r) => `${r.platform.cpuUsPerRequest}/${r.baseline.cpuUsPerRequest}`).join(', ')} µs (bare / platform ${fmt(t.cpuRatio, 2)}); rounds ${t.rounds.map((r) => fmt(r.platform.requestsPerSecond / Math.max(1, r.baseline.requestsPerSecond), 2)).join('/')}, errors ${t.errors}`,
   );
   console.log(
     `  bare Fastify route, same JSON and headers       ${h.requestsPerSecond} req/s, p99 ${h.p99Ms} ms: /api/user/me reaches ${fmt(versusBareWithHeaders.throughputRatio, 2)} of its throughput with ${fmt(versusBareWithHeaders.p99Ratio, 2)}x its p99 (the platform's own work per request); rounds ${roundsOf(versusBareWithHeaders.rounds.throughput)}`,
