@@ -28,6 +28,7 @@ import { readDeploymentRecord, stateFile } from '../apps/server/src/engine/runti
 import { askEdgeIdentity, edgePaths, readEdgeState } from '../packages/edge-protocol/src/index';
 import {
   type BenchPlatform,
+  cpuTicks,
   loadAverage,
   median,
   NODE_PACKAGE_JSON,
@@ -38,6 +39,7 @@ import {
   RESULTS_FILE,
   type Row,
   startBenchPlatform,
+  TICKS_PER_SECOND,
   tempDir,
   untilServed,
   waitForDeployment,
@@ -55,7 +57,6 @@ const CADDY = '/usr/bin/caddy';
 /** The name the HTTPS target is served under (Pebble's DNS answers 127.0.0.1 for every name). */
 const HTTPS_NAME = 'bench.example.test';
 /** /proc times are in clock ticks; 100 a second on every Linux this runs on (CONFIG_HZ does not change USER_HZ). */
-const TICKS_PER_SECOND = 100;
 /** The edge collects once its event loop was quiet for a whole look (apps/edge/src/memory.ts: every 10 s). */
 const QUIET_WAIT_MS = 25_000;
 
@@ -94,20 +95,6 @@ type Run = {
   /** HTTPS: the handshakes whose chain verified against the trusted root and whose certificate is for the name. */
   tlsHandshakesVerified?: number;
 };
-
-function cpuTicks(pids: number[]): number {
-  let total = 0;
-  for (const pid of pids) {
-    try {
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      total += Number(fields[11]) + Number(fields[12]); // utime + stime, all threads
-    } catch {
-      // gone
-    }
-  }
-  return total;
-}
 
 async function startCaddy(upstreamPort: number): Promise<{ port: number; child: ChildProcess; dir: string } | null> {
   if (!fs.existsSync(CADDY)) {

@@ -138,17 +138,8 @@ type Side = {
   appTree: () => number[];
 };
 
-type Run = {
-  requestsPerSecond: number;
-  p50Ms: number;
-  p99Ms: number;
-  sent: number;
-  answered: number;
-  errors: number;
-  non2xx: number;
-  /** CPU µs per answered request: the edge's process, the platform's (control plane + PostgreSQL), the app's, autocannon's, their total. */
-  cpuUsPerRequest: Record<string, number>;
-};
+/** `cpuUsPerRequest`: CPU µs per answered request: the edge's process, the platform's (control plane + PostgreSQL), the app's, autocannon's, their total. */
+type Run = ChildLoad & { cpuUsPerRequest: Record<string, number> };
 
 async function deployUpstream(side: Omit<Side, 'host' | 'edgeTree' | 'appTree'>): Promise<Side> {
   const { platform } = side;
