@@ -336,7 +336,6 @@ export function procKb(file: string, field: string): number {
   }
 }
 
-/** The 1-minute load average, for the table's title: a busy machine explains slow figures. */
 /** The kernel's clock ticks per second, in which /proc/{pid}/stat counts CPU time. */
 export const TICKS_PER_SECOND = 100;
 
@@ -398,6 +397,7 @@ export function autocannonProcess(
   });
 }
 
+/** The 1-minute load average, for the table's title: a busy machine explains slow figures. */
 export const loadAverage = (value: unknown) => (Array.isArray(value) ? Number(value[0]).toFixed(1) : '?');
 
 export type Row = { name: string; value: string; target: string; pass: boolean | null };

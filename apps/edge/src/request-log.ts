@@ -73,10 +73,11 @@ const routeText = (route: Route | undefined) => textOf(route, makeRouteText);
 const upstreamText = (upstream: RouteUpstream | undefined) => textOf(upstream, makeUpstreamText);
 
 /**
- * The log row of a request that is over, its texts byte strings (one character per byte received, as
- * Node's HTTP parser gives the request line and headers; the route's texts made so): its bytes are what its socket carried since the previous
- * request on it was logged (so they include the request line, headers and framing, as nginx counts).
- * `status` overrides the response's (an upgrade has no ServerResponse).
+ * The log row of a request that is over. Its texts are byte strings: one character per byte received,
+ * as Node's HTTP parser gives the request line and headers (the route's texts are made so). Its bytes
+ * are what its socket carried since the previous request on it was logged (so they include the
+ * request line, headers and framing, as nginx counts). `status` overrides the response's (an upgrade
+ * has no ServerResponse).
  */
 export function rowFor(req: http.IncomingMessage, record: RequestRecord, status: number, socket: Socket): ProxyLogRow {
   const counted = socket as CountedSocket;

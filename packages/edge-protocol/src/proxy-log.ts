@@ -73,12 +73,6 @@ function copyText(value: string | null): string {
 /** A number column that may not be null: 0 for anything not finite (one bad field never fails a batch). */
 const copyNumber = (value: number): string => (Number.isFinite(value) ? String(value) : '0');
 
-/**
- * The duration in hundredths of a millisecond, as `123e-2`: an integer is turned into text several
- * times faster than a fraction, and the edge writes one per request.
- */
-const copyDuration = (ms: number): string => (Number.isFinite(ms) ? `${Math.round(ms * 100)}e-2` : '0');
-
 const copyId = (value: number | null): string => (value !== null && Number.isSafeInteger(value) ? String(value) : '\\N');
 
 /**
@@ -89,7 +83,7 @@ const copyId = (value: number | null): string => (value !== null && Number.isSaf
  * it goes, validProxyLogBatch).
  */
 export function proxyLogCopyLine(row: ProxyLogRow): string {
-  return `${copyText(row.at)}\t${copyText(row.method)}\t${copyText(row.host)}\t${copyText(row.path)}\t${copyText(row.query)}\t${copyNumber(row.status)}\t${copyDuration(row.durationMs)}\t${copyNumber(row.bytesIn)}\t${copyNumber(row.bytesOut)}\t${copyText(row.clientIp)}\t${copyText(row.userAgent)}\t${copyText(row.referrer)}\t${copyText(row.route)}\t${copyId(row.projectId)}\t${copyId(row.environmentId)}\t${copyId(row.deploymentId)}\t${copyText(row.upstream)}\t${copyText(row.tlsVersion)}\n`;
+  return `${copyText(row.at)}\t${copyText(row.method)}\t${copyText(row.host)}\t${copyText(row.path)}\t${copyText(row.query)}\t${copyNumber(row.status)}\t${copyNumber(row.durationMs)}\t${copyNumber(row.bytesIn)}\t${copyNumber(row.bytesOut)}\t${copyText(row.clientIp)}\t${copyText(row.userAgent)}\t${copyText(row.referrer)}\t${copyText(row.route)}\t${copyId(row.projectId)}\t${copyId(row.environmentId)}\t${copyId(row.deploymentId)}\t${copyText(row.upstream)}\t${copyText(row.tlsVersion)}\n`;
 }
 
 /**
