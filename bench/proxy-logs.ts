@@ -1,6 +1,7 @@
 /**
  * Proxy-log benchmark (`npm run bench`, or `node bench/build-and-run.mjs --only proxy-logs`), in one run:
- *  - what logging costs the edge: two platforms, one with PROXY_LOG=off, each deploying the same tiny Node
+ *  - what logging costs the edge: two platforms, one with PROXY_LOG=off, each with one edge process
+ *    (EDGE_PROCESSES=1, see main) and deploying the same tiny Node
  *    HTTP server as bench/edge.ts; autocannon at the same 200 connections through each edge (Host
  *    `{slug}.localhost`), a warm-up of each, then interleaved runs (on, off, on, off, ...) and medians of
  *    throughput on / off and p99 of both, with the CPU each side spent per request (/proc); then rounds
@@ -559,9 +560,14 @@ async function main() {
   const clients: pg.Client[] = [];
   try {
     console.log('Proxy logs: two platforms (PROXY_LOG on / off), each deploying the upstream (a tiny Node HTTP server)...');
+    // One edge process each. An embedded edge grows to a process per CPU under a saturating load, and
+    // each edge decides that on its own: under the same load one side ran on two processes while the
+    // other still had one, and the together rounds' ratio swung from 0.83 to 1.29. Logging is work per
+    // request, the same in every process (each writes its own rows), so one process per side measures it
+    // with no such coin toss.
     [on, off] = await Promise.all([
-      startBenchPlatform('proxy-logs-on', { PROXY_LOG: 'on' }),
-      startBenchPlatform('proxy-logs-off', { PROXY_LOG: 'off' }),
+      startBenchPlatform('proxy-logs-on', { PROXY_LOG: 'on', EDGE_PROCESSES: '1' }),
+      startBenchPlatform('proxy-logs-off', { PROXY_LOG: 'off', EDGE_PROCESSES: '1' }),
     ]);
     const [onDb, offDb] = await Promise.all([connectDatabase(on.dataDir), connectDatabase(off.dataDir)]);
     clients.push(onDb, offDb);
