@@ -101,13 +101,10 @@ async function measureStarts() {
   return { firstStartMs: median(first), laterStartMs: median(later), runs: { first, later } };
 }
 
-/** Starts the bare Fastify baseline (bench/bare-fastify.ts) answering `body` at /api/user/me, with `headers` when given. */
-async function startBareFastify(
-  body: string,
-  headers?: Record<string, string>,
-): Promise<{ url: string; pid: number; stop(): void }> {
+/** Starts the bare Fastify baseline (bench/bare-fastify.ts) answering `body` at /api/user/me. */
+async function startBareFastify(body: string): Promise<{ url: string; pid: number; stop(): void }> {
   const port = await freePort();
-  const args = [path.resolve('bench/.out/bare-fastify.mjs'), String(port), body, ...(headers ? [JSON.stringify(headers)] : [])];
+  const args = [path.resolve('bench/.out/bare-fastify.mjs'), String(port), body];
   const proc = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   await new Promise<void>((resolve, reject) => {
     proc.once('message', () => resolve());
@@ -223,12 +220,6 @@ async function loadTogether(platform: TogetherTarget, baseline: TogetherTarget) 
     cpuRatio: median(rounds.map((r) => r.baseline.cpuUsPerRequest / Math.max(0.1, r.platform.cpuUsPerRequest))),
     errors: rounds.reduce((sum, r) => sum + r.platform.errors + r.platform.non2xx + r.baseline.errors + r.baseline.non2xx, 0),
   };
-}
-
-/** The headers the platform sends on GET /api/user/me, but for those every HTTP answer has anyway. */
-function answerHeaders(response: Response): Record<string, string> {
-  const perConnection = new Set(['date', 'connection', 'keep-alive', 'content-length', 'content-type', 'transfer-encoding']);
-  return Object.fromEntries([...response.headers].filter(([name]) => !perConnection.has(name)));
 }
 
 function descendants(pid: number): number[] {
@@ -369,19 +360,13 @@ async function main() {
     body: JSON.stringify({ avatar_url: null }),
   });
   if (!change.ok) throw new Error(`PATCH /api/users/me answered ${change.status}`);
-  console.log(
-    '  interleaved with the same load on a bare Fastify route answering the same JSON, without and with the same headers...',
-  );
-  const meResponse = await fetch(`${embedded.url}/api/user/me`, { headers: { authorization: `Bearer ${token}` } });
-  const me = await meResponse.text();
+  console.log('  interleaved with the same load on a bare Fastify route answering the same JSON...');
+  const me = await (await fetch(`${embedded.url}/api/user/me`, { headers: { authorization: `Bearer ${token}` } })).text();
   const bare = await startBareFastify(me);
-  const bareWithHeaders = await startBareFastify(me, answerHeaders(meResponse));
-  [results.embedded, results.bareFastify, results.bareFastifyWithHeaders] = await load([
+  [results.embedded, results.bareFastify] = await load([
     { url: embedded.url, token },
     { url: bare.url, token },
-    { url: bareWithHeaders.url, token },
   ]);
-  bareWithHeaders.stop();
   console.log('  then the platform and the bare route under load at the same time...');
   results.togetherWithBareFastify = await loadTogether(
     { url: embedded.url, token, pids: () => descendants(embedded.proc.pid ?? 0) },
@@ -415,15 +400,12 @@ async function main() {
 
   const e = results.embedded as LoadResult;
   const x = results.external as LoadResult;
-  const h = results.bareFastifyWithHeaders as LoadResult;
   const m = results.idleMemory as Awaited<ReturnType<typeof idleMemory>>;
   const l = results.loginPage as Awaited<ReturnType<typeof loginPageAssets>>;
   const b = results.bareFastify as LoadResult;
   const p99s = (r: typeof e) => r.runs.map((run) => run.p99Ms).join('/');
   const versusBare = roundRatios(e, b);
-  const versusBareWithHeaders = roundRatios(e, h);
   results.versusBareFastify = versusBare;
-  results.versusBareFastifyWithHeaders = versusBareWithHeaders;
   const roundsOf = (ratios: number[]) => ratios.map((ratio) => fmt(ratio, 2)).join('/');
   console.log('\nLaunchbay benchmark');
   console.log(`  first start (new data folder) to first login   ${fmt(starts.firstStartMs, 0)} ms   (target < 3000)`);
@@ -437,9 +419,6 @@ async function main() {
   const t = results.togetherWithBareFastify as Awaited<ReturnType<typeof loadTogether>>;
   console.log(
     `  the same two at the same time                   /api/user/me reaches ${fmt(t.throughputRatio, 2)} of its throughput (target >= 0.8) with ${fmt(t.p99Ratio, 2)}x its p99 (target <= 1.5); CPU per request ${t.rounds.map((r) => `${r.platform.cpuUsPerRequest}/${r.baseline.cpuUsPerRequest}`).join(', ')} µs (bare / platform ${fmt(t.cpuRatio, 2)}); rounds ${t.rounds.map((r) => fmt(r.platform.requestsPerSecond / Math.max(1, r.baseline.requestsPerSecond), 2)).join('/')}, errors ${t.errors}`,
-  );
-  console.log(
-    `  bare Fastify route, same JSON and headers       ${h.requestsPerSecond} req/s, p99 ${h.p99Ms} ms: /api/user/me reaches ${fmt(versusBareWithHeaders.throughputRatio, 2)} of its throughput with ${fmt(versusBareWithHeaders.p99Ratio, 2)}x its p99 (the platform's own work per request); rounds ${roundsOf(versusBareWithHeaders.rounds.throughput)}`,
   );
   console.log(
     `  GET /api/user/me, external PG 15, c=${CONCURRENCY}        ${x.requestsPerSecond} req/s, p50 ${x.p50Ms} ms, p99 ${x.p99Ms} ms (runs ${p99s(x)}; target < 10), errors ${x.errors}, non-2xx ${x.non2xx}`,

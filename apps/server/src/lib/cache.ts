@@ -8,19 +8,20 @@ export class TtlCache<K, V> {
     private readonly maxEntries: number,
   ) {}
 
-  get(key: K): V | undefined {
+  /** `now`: the time the caller read already (one clock read per request on the hot path). */
+  get(key: K, now = Date.now()): V | undefined {
     const entry = this.entries.get(key);
     if (!entry) return undefined;
-    if (entry.expiresAt < Date.now()) {
+    if (entry.expiresAt < now) {
       this.entries.delete(key);
       return undefined;
     }
     return entry.value;
   }
 
-  set(key: K, value: V): void {
+  set(key: K, value: V, now = Date.now()): void {
     this.entries.delete(key);
-    this.entries.set(key, { value, expiresAt: Date.now() + this.ttlMs });
+    this.entries.set(key, { value, expiresAt: now + this.ttlMs });
     if (this.entries.size > this.maxEntries) {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);

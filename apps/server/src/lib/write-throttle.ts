@@ -11,9 +11,14 @@ export class WriteThrottle<K> {
     this.recent = new TtlCache<K, true>(everyMs, maxKeys);
   }
 
+  /** Whether `key`'s write is due (then it counts as done): a throttled call allocates nothing. */
+  due(key: K, now = Date.now()): boolean {
+    if (this.recent.get(key, now)) return false;
+    this.recent.set(key, true, now);
+    return true;
+  }
+
   run(key: K, write: () => Promise<unknown>): void {
-    if (this.recent.get(key)) return;
-    this.recent.set(key, true);
-    void write().catch(() => undefined);
+    if (this.due(key)) void write().catch(() => undefined);
   }
 }

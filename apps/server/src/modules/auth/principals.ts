@@ -23,6 +23,11 @@ type Entry =
   /** Nothing usable behind the credential; cached too, so a stream of bad tokens costs no queries. */
   | { kind: 'unknown' };
 
+const NO_PRINCIPAL: CredentialCheck = Object.freeze({ principal: null });
+const INVALID_KEY: CredentialCheck = Object.freeze({ principal: null, refusal: 'Invalid API key' });
+const DEACTIVATED_KEY: CredentialCheck = Object.freeze({ principal: null, refusal: 'This API key is deactivated' });
+const EXPIRED_KEY: CredentialCheck = Object.freeze({ principal: null, refusal: 'This API key has expired' });
+
 const userOf = (entry: Entry) => (entry.kind === 'unknown' ? undefined : entry.principal.userId);
 
 export function createPrincipalResolver(deps: { db: Db }): PrincipalResolver {
@@ -48,20 +53,18 @@ export function createPrincipalResolver(deps: { db: Db }): PrincipalResolver {
     afterCommit(() => cache.deleteWhere(matches));
   }
 
-  /** What a cached or loaded entry means for a request that presents `credential`. */
-  function check(credential: string, entry: Entry, client: { readonly ip: string }): CredentialCheck {
+  /** What a cached or loaded entry means for a request that presents `credential`, at `now`. */
+  function check(credential: string, entry: Entry, client: { readonly ip: string }, now: number): CredentialCheck {
     if (credential.startsWith(API_KEY_PREFIX)) {
-      if (entry.kind !== 'api_key') return { principal: null, refusal: 'Invalid API key' };
-      if (!entry.isActive) return { principal: null, refusal: 'This API key is deactivated' };
-      if (entry.expiresAt !== null && entry.expiresAt <= Date.now()) {
-        return { principal: null, refusal: 'This API key has expired' };
-      }
+      if (entry.kind !== 'api_key') return INVALID_KEY;
+      if (!entry.isActive) return DEACTIVATED_KEY;
+      if (entry.expiresAt !== null && entry.expiresAt <= now) return EXPIRED_KEY;
       const keyId = entry.principal.apiKey?.id;
       if (keyId !== undefined) recordApiKeyUse(deps.db, keyId, client);
       return { principal: entry.principal };
     }
-    if (entry.kind !== 'session' || entry.expiresAt < Date.now()) return { principal: null };
-    touchSession(deps.db, entry.principal.sessionId);
+    if (entry.kind !== 'session' || entry.expiresAt < now) return NO_PRINCIPAL;
+    touchSession(deps.db, entry.principal.sessionId, now);
     return { principal: entry.principal };
   }
 
@@ -69,13 +72,14 @@ export function createPrincipalResolver(deps: { db: Db }): PrincipalResolver {
     // A cached credential (nearly every API call) is answered synchronously: no promise, no microtask.
     resolve(credential, client) {
       if (credential.startsWith(API_KEY_PREFIX)) {
-        if (credential.length > 120) return { principal: null, refusal: 'Invalid API key' };
+        if (credential.length > 120) return INVALID_KEY;
       } else if (!credential.startsWith(SESSION_TOKEN_PREFIX) || credential.length > 100) {
-        return { principal: null };
+        return NO_PRINCIPAL;
       }
-      const cached = cache.get(credential);
-      if (cached) return check(credential, cached, client);
-      return lookup(credential).then((entry) => check(credential, entry, client));
+      const now = Date.now();
+      const cached = cache.get(credential, now);
+      if (cached) return check(credential, cached, client, now);
+      return lookup(credential).then((entry) => check(credential, entry, client, Date.now()));
     },
 
     async resolvePendingMfa(token) {
