@@ -86,6 +86,22 @@ describe('the nginx driver', () => {
     expect(rows.map((row) => row.path)).toEqual(['/shop', '/', '/after']);
   });
 
+  it('runs one start or apply at a time, whoever asks: a start asked during an apply waits for it', async () => {
+    const app = await startUpstream((_req, res) => res.end('one at a time'));
+    cleanups.push(app.close);
+    const proxy = await startEdge([route('first.test', [app.upstream])]);
+    cleanups.push(proxy.close);
+    const nginx = proxy.nginx;
+    if (!nginx) throw new Error('the nginx driver did not start');
+    // A change and a second start at once: both render into the same file and run `nginx -t` on it,
+    // which two at a time would break ("open() failed" when one renames it under the other).
+    const applied = proxy.setRoutes([route('first.test', [app.upstream]), route('second.test', [app.upstream])]);
+    await sleep(40); // the change's apply is under way (the driver waits 30 ms for more changes)
+    await Promise.all([nginx.start(), nginx.start(), applied]);
+    expect(nginx.error).toBeNull();
+    expect((await request(proxy.port, { host: 'second.test' })).body).toBe('one at a time');
+  });
+
   it('starts nginx again when its master is killed, ending the workers it left holding the port', async () => {
     const app = await startUpstream((_req, res) => res.end('still here'));
     cleanups.push(app.close);

@@ -284,17 +284,19 @@ export class NginxDriver {
    * The start and each apply render into the same files and signal the same nginx: one at a time.
    * A table that changed while the start rendered (the edge loads it meanwhile) once had its apply
    * rename the checked file away under the start's `nginx -t` ("open() failed"), so the edge never
-   * started. A change that comes during either is applied right after.
+   * started. A change that comes during either is applied right after. Work asked for while other
+   * work runs waits for it, whoever asks.
    */
   #oneAtATime(work: () => Promise<void>): Promise<void> {
-    const running = work().finally(() => {
-      this.#applying = null;
+    const running = (this.#applying ?? Promise.resolve()).then(work).finally(() => {
+      if (this.#applying === settled) this.#applying = null;
       if (this.#again) {
         this.#again = false;
         this.schedule();
       }
     });
-    this.#applying = running.catch(() => undefined);
+    const settled = running.catch(() => undefined);
+    this.#applying = settled;
     return running;
   }
 
