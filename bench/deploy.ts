@@ -336,7 +336,7 @@ export function procKb(file: string, field: string): number {
   }
 }
 
-/** The kernel's clock ticks per second, in which /proc/{pid}/stat counts CPU time. */
+/** The clock ticks per second in which /proc/{pid}/stat counts CPU time: 100 on every Linux this runs on (CONFIG_HZ does not change USER_HZ). */
 export const TICKS_PER_SECOND = 100;
 
 /** CPU time the processes spent so far (user + system, all threads), in clock ticks; a process gone counts 0. */

@@ -56,7 +56,6 @@ const BODY = 'hello from the upstream\n';
 const CADDY = '/usr/bin/caddy';
 /** The name the HTTPS target is served under (Pebble's DNS answers 127.0.0.1 for every name). */
 const HTTPS_NAME = 'bench.example.test';
-/** /proc times are in clock ticks; 100 a second on every Linux this runs on (CONFIG_HZ does not change USER_HZ). */
 /** The edge collects once its event loop was quiet for a whole look (apps/edge/src/memory.ts: every 10 s). */
 const QUIET_WAIT_MS = 25_000;
 

@@ -4,12 +4,15 @@ import { WriteThrottle } from './write-throttle';
 describe('WriteThrottle', () => {
   it('lets one write per key through per interval, measured on the clock the caller passes', () => {
     const throttle = new WriteThrottle<number>(1_000);
-    expect(throttle.due(7, 10_000)).toBe(true);
-    expect(throttle.due(7, 10_500)).toBe(false);
-    expect(throttle.due(8, 10_500)).toBe(true); // keys are throttled apart
-    expect(throttle.due(7, 11_000)).toBe(false); // the interval is not over at its last millisecond
-    expect(throttle.due(7, 11_001)).toBe(true);
-    expect(throttle.due(7, 11_002)).toBe(false);
+    const written: string[] = [];
+    const write = (key: number, now: number) => throttle.run(key, async () => written.push(`${key}@${now}`), now);
+    write(7, 10_000);
+    write(7, 10_500);
+    write(8, 10_500); // keys are throttled apart
+    write(7, 11_000); // the interval is not over at its last millisecond
+    write(7, 11_001);
+    write(7, 11_002);
+    expect(written).toEqual(['7@10000', '8@10500', '7@11001']);
   });
 
   it('runs the write when due and swallows its failure (bookkeeping must never fail a request)', async () => {

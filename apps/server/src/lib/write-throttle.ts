@@ -11,14 +11,10 @@ export class WriteThrottle<K> {
     this.recent = new TtlCache<K, true>(everyMs, maxKeys);
   }
 
-  /** Whether `key`'s write is due (then it counts as done): a throttled call allocates nothing. */
-  due(key: K, now = Date.now()): boolean {
-    if (this.recent.get(key, now)) return false;
+  /** `now`: the time the caller read already (the hot path reads the clock once per request). */
+  run(key: K, write: () => Promise<unknown>, now = Date.now()): void {
+    if (this.recent.get(key, now)) return;
     this.recent.set(key, true, now);
-    return true;
-  }
-
-  run(key: K, write: () => Promise<unknown>): void {
-    if (this.due(key)) void write().catch(() => undefined);
+    void write().catch(() => undefined);
   }
 }

@@ -70,12 +70,15 @@ const touches = new WriteThrottle<number>(TOUCH_EVERY_MS);
 
 /** Records that a session was used (at most every few minutes per session). */
 export function touchSession(db: Db, sessionId: number, now = Date.now()): void {
-  if (!touches.due(sessionId, now)) return;
-  void db
-    .update(sessions)
-    .set({ lastSeenAt: new Date(now) })
-    .where(eq(sessions.id, sessionId))
-    .catch(() => undefined);
+  touches.run(
+    sessionId,
+    () =>
+      db
+        .update(sessions)
+        .set({ lastSeenAt: new Date(now) })
+        .where(eq(sessions.id, sessionId)),
+    now,
+  );
 }
 
 export async function createSession(
