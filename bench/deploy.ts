@@ -19,7 +19,7 @@
  * The helpers below (a platform on a temp folder, projects from git, requests through the edge) are
  * exported for bench/edge.ts.
  */
-import { execFile } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -364,37 +364,87 @@ export type ChildLoad = {
   non2xx: number;
 };
 
-/** autocannon's command line: each load of a pair runs as a process of its own (one generator would be shared by both). */
-const AUTOCANNON_CLI = createRequire(import.meta.url).resolve('autocannon/autocannon.js');
+/** autocannon's entry: each load of a pair runs in a process of its own (one generator would be shared by both). */
+const AUTOCANNON_MAIN = createRequire(import.meta.url).resolve('autocannon');
 
-/** A load from an autocannon process of its own, its JSON result read from its output. */
-export function autocannonProcess(
-  url: string,
-  options: { connections: number; seconds: number; headers: Record<string, string> },
-): Promise<ChildLoad> {
-  const headers = Object.entries(options.headers).flatMap(([name, value]) => ['-H', `${name}=${value}`]);
-  const args = [AUTOCANNON_CLI, '-j', '-c', String(options.connections), '-d', String(options.seconds), ...headers, url];
-  return new Promise((resolve, reject) => {
-    execFile(process.execPath, args, { maxBuffer: 16 * 1024 * 1024 }, (error, stdout) => {
-      if (error) return reject(error);
-      const result = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as {
-        requests: { average: number; total: number; sent: number };
-        latency: { p50: number; p99: number };
-        errors: number;
-        timeouts: number;
-        non2xx: number;
+/**
+ * A child that loads autocannon, says `ready`, and starts its load when a line arrives on its input:
+ * the loads of a pair start at the same moment. Started on their own, the one spawned second still
+ * loaded its modules while the first one ran, and ran on alone at the end: with two identical edges
+ * (both without logging) the one spawned first served 0.94 of the other, and 1.04 with the order swapped.
+ */
+const AUTOCANNON_CHILD = `
+const autocannon = require(process.argv[1]);
+const options = JSON.parse(process.argv[2]);
+process.stdin.once('data', () => {
+  process.stdin.destroy();
+  autocannon(options, (error, result) => {
+    if (error) throw error;
+    process.stdout.write(JSON.stringify(result) + '\\n');
+  });
+});
+process.stdout.write('ready\\n');
+`;
+
+export type LoadSpec = { url: string; connections: number; seconds: number; headers: Record<string, string> };
+
+/**
+ * Loads run at the same time, each from an autocannon process of its own, all started at once when
+ * every process is ready. `atStart` runs at that moment (to read the CPU counters the loads are measured by).
+ */
+export async function autocannonTogether(loads: LoadSpec[], atStart: () => void = () => undefined): Promise<ChildLoad[]> {
+  const children = loads.map(({ url, connections, seconds, headers }) => {
+    const child = spawn(
+      process.execPath,
+      ['-e', AUTOCANNON_CHILD, AUTOCANNON_MAIN, JSON.stringify({ url, connections, duration: seconds, headers })],
+      {
+        stdio: ['pipe', 'pipe', 'inherit'],
+      },
+    );
+    let output = '';
+    child.stdout.setEncoding('utf8');
+    const ready = new Promise<void>((resolve, reject) => {
+      const onData = (chunk: string) => {
+        output += chunk;
+        if (!output.includes('ready\n')) return;
+        output = output.slice(output.indexOf('ready\n') + 'ready\n'.length);
+        child.stdout.off('data', onData);
+        child.stdout.on('data', (more: string) => {
+          output += more;
+        });
+        resolve();
       };
-      resolve({
-        requestsPerSecond: Math.round(result.requests.average),
-        p50Ms: result.latency.p50,
-        p99Ms: result.latency.p99,
-        sent: result.requests.sent,
-        answered: result.requests.total,
-        errors: result.errors + result.timeouts,
-        non2xx: result.non2xx,
+      child.stdout.on('data', onData);
+      child.once('exit', (code) => reject(new Error(`autocannon exited with ${code} before it was ready`)));
+    });
+    const done = new Promise<ChildLoad>((resolve, reject) => {
+      child.once('exit', (code) => {
+        if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
+        const result = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
+          requests: { average: number; total: number; sent: number };
+          latency: { p50: number; p99: number };
+          errors: number;
+          timeouts: number;
+          non2xx: number;
+        };
+        resolve({
+          requestsPerSecond: Math.round(result.requests.average),
+          p50Ms: result.latency.p50,
+          p99Ms: result.latency.p99,
+          sent: result.requests.sent,
+          answered: result.requests.total,
+          errors: result.errors + result.timeouts,
+          non2xx: result.non2xx,
+        });
       });
     });
+    done.catch(() => undefined); // awaited below, once all are ready
+    return { child, ready, done };
   });
+  await Promise.all(children.map((c) => c.ready));
+  atStart();
+  for (const { child } of children) child.stdin.end('go\n');
+  return Promise.all(children.map((c) => c.done));
 }
 
 /** The 1-minute load average, for the table's title: a busy machine explains slow figures. */

@@ -30,7 +30,7 @@ import { readDeploymentRecord, stateFile } from '../apps/server/src/engine/runti
 import { listProxyLogs } from '../apps/server/src/modules/proxy-logs/service';
 import { edgePaths, readEdgeState } from '../packages/edge-protocol/src/index';
 import {
-  autocannonProcess,
+  autocannonTogether,
   type BenchPlatform,
   type ChildLoad,
   cpuTicks,
@@ -212,14 +212,17 @@ type ConcurrentRun = ChildLoad & { edgeCpuUs: number };
  * what a request costs it: the throughput ratio is what logging costs.
  */
 async function concurrentRound(on: Side, off: Side, seconds: number): Promise<Record<'on' | 'off', ConcurrentRun>> {
-  const before = { on: cpuTicks(on.edgeTree()), off: cpuTicks(off.edgeTree()) };
-  const from = (side: Side) =>
-    autocannonProcess(`http://127.0.0.1:${side.platform.edgePort}/`, {
-      connections: CONNECTIONS,
-      seconds,
-      headers: { host: side.host },
-    });
-  const [onRun, offRun] = await Promise.all([from(on), from(off)]);
+  const before = { on: 0, off: 0 };
+  const spec = (side: Side) => ({
+    url: `http://127.0.0.1:${side.platform.edgePort}/`,
+    connections: CONNECTIONS,
+    seconds,
+    headers: { host: side.host },
+  });
+  const [onRun, offRun] = (await autocannonTogether([spec(on), spec(off)], () => {
+    before.on = cpuTicks(on.edgeTree());
+    before.off = cpuTicks(off.edgeTree());
+  })) as [ChildLoad, ChildLoad];
   const edgeCpuUs = (side: Side, run: { answered: number }) =>
     Math.round((((cpuTicks(side.edgeTree()) - before[side.name]) / TICKS_PER_SECOND) * 1e6) / Math.max(1, run.answered));
   return { on: { ...onRun, edgeCpuUs: edgeCpuUs(on, onRun) }, off: { ...offRun, edgeCpuUs: edgeCpuUs(off, offRun) } };

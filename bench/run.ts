@@ -22,7 +22,7 @@ import { freePort, spawnPlatformProcess, startExternalPostgres, waitForPlatform 
 import { chromium } from '@playwright/test';
 import autocannon from 'autocannon';
 import { edgePaths, isRecordedEdgeAlive, readEdgeState, stopEdgeOf } from '../packages/edge-protocol/src/index';
-import { autocannonProcess, type ChildLoad, cpuTicks, procKb, TICKS_PER_SECOND } from './deploy';
+import { autocannonTogether, type ChildLoad, cpuTicks, procKb, TICKS_PER_SECOND } from './deploy';
 
 const quick = process.argv.includes('--quick');
 const MAIN = path.resolve('apps/server/dist/main.js');
@@ -184,15 +184,17 @@ type TogetherTarget = { url: string; token: string; pids: () => number[] };
 async function loadTogether(platform: TogetherTarget, baseline: TogetherTarget) {
   const run = async (seconds: number) => {
     const targets = [platform, baseline];
-    const before = targets.map((target) => cpuTicks(target.pids()));
-    const loads = await Promise.all(
-      targets.map((target) =>
-        autocannonProcess(`${target.url}/api/user/me`, {
-          connections: CONCURRENCY,
-          seconds,
-          headers: { authorization: `Bearer ${target.token}` },
-        }),
-      ),
+    let before: number[] = [];
+    const loads = await autocannonTogether(
+      targets.map((target) => ({
+        url: `${target.url}/api/user/me`,
+        connections: CONCURRENCY,
+        seconds,
+        headers: { authorization: `Bearer ${target.token}` },
+      })),
+      () => {
+        before = targets.map((target) => cpuTicks(target.pids()));
+      },
     );
     return loads.map(
       (result, i): TogetherRun => ({
