@@ -370,8 +370,8 @@ const AUTOCANNON_MAIN = createRequire(import.meta.url).resolve('autocannon');
 /**
  * A child that loads autocannon, says `ready`, and starts its load when a line arrives on its input:
  * the loads of a pair start at the same moment. Started on their own, the one spawned second still
- * loaded its modules while the first one ran, and ran on alone at the end: with two identical edges
- * (both without logging) the one spawned first served 0.94 of the other, and 1.04 with the order swapped.
+ * loaded its modules while the first one ran, and ran on alone at the end: of two identical edges (both
+ * without logging) one served 0.94 of the other's throughput when its load was spawned first, 1.04 when second.
  */
 const AUTOCANNON_CHILD = `
 const autocannon = require(process.argv[1]);
