@@ -19,7 +19,7 @@
  * The helpers below (a platform on a temp folder, projects from git, requests through the edge) are
  * exported for bench/edge.ts.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
@@ -389,18 +389,45 @@ process.stdout.write('ready\\n');
 export type LoadSpec = { url: string; connections: number; seconds: number; headers: Record<string, string> };
 
 /**
- * Loads run at the same time, each from an autocannon process of its own, all started at once when
- * every process is ready. `atStart` runs at that moment (to read the CPU counters the loads are measured by).
+ * Where a together round of two copies of one server runs (the proxy-log bench's edges; null on one
+ * CPU; run.ts says why its two different servers are not pinned): the two share the last CPU, and
+ * everything else (the load generators, the apps, PostgreSQL) runs on the others. Left to the
+ * scheduler, each side tended to settle on a CPU of its own, and this machine's two CPUs are not
+ * equally fast from one moment to the next: of two servers one spent 73 µs of CPU per request and
+ * the other 43 in one round, 37 and 77 in the next. On one CPU both meet the same speed at every
+ * moment, its time is shared evenly, and the throughput ratio is what a request costs each server.
  */
-export async function autocannonTogether(loads: LoadSpec[], atStart: () => void = () => undefined): Promise<ChildLoad[]> {
+export const TOGETHER_CPUS =
+  os.cpus().length > 1 ? { servers: String(os.cpus().length - 1), rest: `0-${os.cpus().length - 2}` } : null;
+
+/** Every CPU, to undo TOGETHER_CPUS. */
+export const ALL_CPUS = `0-${os.cpus().length - 1}`;
+
+/** Binds these processes (all their threads) to `cpus` (taskset's list form). */
+export function pinToCpus(pids: number[], cpus: string): void {
+  for (const pid of pids) {
+    try {
+      execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+}
+
+/**
+ * Loads run at the same time, each from an autocannon process of its own, all started at once when
+ * every process is ready. `atStart` runs at that moment (to read the CPU counters the loads are measured by);
+ * `cpus` binds the load generators to those CPUs (TOGETHER_CPUS).
+ */
+export async function autocannonTogether(
+  loads: LoadSpec[],
+  options: { atStart?: () => void; cpus?: string } = {},
+): Promise<ChildLoad[]> {
   const children = loads.map(({ url, connections, seconds, headers }) => {
-    const child = spawn(
-      process.execPath,
-      ['-e', AUTOCANNON_CHILD, AUTOCANNON_MAIN, JSON.stringify({ url, connections, duration: seconds, headers })],
-      {
-        stdio: ['pipe', 'pipe', 'inherit'],
-      },
-    );
+    const args = ['-e', AUTOCANNON_CHILD, AUTOCANNON_MAIN, JSON.stringify({ url, connections, duration: seconds, headers })];
+    const child = options.cpus
+      ? spawn('taskset', ['-c', options.cpus, process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
+      : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.setEncoding('utf8');
     const ready = new Promise<void>((resolve, reject) => {
@@ -442,7 +469,7 @@ export async function autocannonTogether(loads: LoadSpec[], atStart: () => void 
     return { child, ready, done };
   });
   await Promise.all(children.map((c) => c.ready));
-  atStart();
+  options.atStart?.();
   for (const { child } of children) child.stdin.end('go\n');
   return Promise.all(children.map((c) => c.done));
 }

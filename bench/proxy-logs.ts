@@ -30,6 +30,7 @@ import { readDeploymentRecord, stateFile } from '../apps/server/src/engine/runti
 import { listProxyLogs } from '../apps/server/src/modules/proxy-logs/service';
 import { edgePaths, readEdgeState } from '../packages/edge-protocol/src/index';
 import {
+  ALL_CPUS,
   autocannonTogether,
   type BenchPlatform,
   type ChildLoad,
@@ -39,6 +40,7 @@ import {
   NODE_PACKAGE_JSON,
   nodeServerJs,
   percentile,
+  pinToCpus,
   printTable,
   quick,
   RESULTS_FILE,
@@ -46,6 +48,7 @@ import {
   sleep,
   startBenchPlatform,
   TICKS_PER_SECOND,
+  TOGETHER_CPUS,
   untilServed,
   waitForDeployment,
   waitSettled,
@@ -208,8 +211,10 @@ type ConcurrentRun = ChildLoad & { edgeCpuUs: number };
  * machine at every moment, so what the machine does meanwhile (another VM on the host, a CPU that
  * slows down) weighs on both alike, where back-to-back runs see it on one side only. On this kind of
  * machine consecutive runs of the same edge differ by up to 2x; paired this way, a few percent
- * between the sides is measurable. Competing for the same CPUs, each edge serves in proportion to
- * what a request costs it: the throughput ratio is what logging costs.
+ * between the sides is measurable. The two edges share one CPU (TOGETHER_CPUS, pinned by the
+ * caller), so each serves in proportion to what a request costs it: the throughput ratio is what
+ * logging costs the edge (the rows' writing, which the pacer holds back under such a load, is counted
+ * after the round by the interleaved runs).
  */
 async function concurrentRound(on: Side, off: Side, seconds: number): Promise<Record<'on' | 'off', ConcurrentRun>> {
   const before = { on: 0, off: 0 };
@@ -219,9 +224,12 @@ async function concurrentRound(on: Side, off: Side, seconds: number): Promise<Re
     seconds,
     headers: { host: side.host },
   });
-  const [onRun, offRun] = (await autocannonTogether([spec(on), spec(off)], () => {
-    before.on = cpuTicks(on.edgeTree());
-    before.off = cpuTicks(off.edgeTree());
+  const [onRun, offRun] = (await autocannonTogether([spec(on), spec(off)], {
+    atStart: () => {
+      before.on = cpuTicks(on.edgeTree());
+      before.off = cpuTicks(off.edgeTree());
+    },
+    cpus: TOGETHER_CPUS?.rest,
   })) as [ChildLoad, ChildLoad];
   const edgeCpuUs = (side: Side, run: { answered: number }) =>
     Math.round((((cpuTicks(side.edgeTree()) - before[side.name]) / TICKS_PER_SECOND) * 1e6) / Math.max(1, run.answered));
@@ -267,6 +275,13 @@ async function edgeThroughput(on: Side, off: Side) {
   }
   console.log(`Then both edges at the same time, ${CONNECTIONS} connections each, ${ROUNDS} rounds of ${LOAD_SECONDS} s...`);
   const concurrentRuns: Record<'on' | 'off', ConcurrentRun>[] = [];
+  // The two edges share one CPU, the rest runs on the others (TOGETHER_CPUS).
+  const edges = () => [...on.edgeTree(), ...off.edgeTree()];
+  const rest = () => sides.flatMap((side) => [...platformTreeOf(side), ...side.appTree()]);
+  if (TOGETHER_CPUS) {
+    pinToCpus(edges(), TOGETHER_CPUS.servers);
+    pinToCpus(rest(), TOGETHER_CPUS.rest);
+  }
   for (let round = 0; round < ROUNDS; round++) {
     const pair = await concurrentRound(on, off, LOAD_SECONDS);
     concurrentRuns.push(pair);
@@ -280,6 +295,7 @@ async function edgeThroughput(on: Side, off: Side) {
     // The backlog the pacer held during the round goes in before the next one, as above.
     await settledCount(on.db, start.rows + start.dropped + totals.on.answered, 20_000);
   }
+  pinToCpus([...edges(), ...rest()], ALL_CPUS);
   const concurrent = {
     runs: concurrentRuns,
     /** Median of the rounds' throughput ratios, on / off. */

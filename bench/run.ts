@@ -179,7 +179,10 @@ type TogetherTarget = { url: string; token: string; pids: () => number[] };
  * its own, ROUNDS rounds: sharing the machine at every moment, both meet its drift alike (back-to-back
  * runs a few seconds apart can differ by 2x here). Competing for the same CPUs, each serves in
  * proportion to what a request costs it, so the rounds' throughput ratio is the platform's own cost,
- * and its CPU per request (the process and its PostgreSQL) says the same from the other side.
+ * and its CPU per request (the process and its PostgreSQL) says the same from the other side. Unlike
+ * the proxy-log bench's two edges (TOGETHER_CPUS), these two servers are not put on one CPU: sharing
+ * a core's caches raised both one's cost per request (bare 54-68 µs, platform 75-90, against 31-33 and
+ * 38-41 each on a CPU of its own) and, two programs of different sizes, not alike (ratio 0.74 vs 0.82).
  */
 async function loadTogether(platform: TogetherTarget, baseline: TogetherTarget) {
   const run = async (seconds: number) => {
@@ -192,8 +195,10 @@ async function loadTogether(platform: TogetherTarget, baseline: TogetherTarget) 
         seconds,
         headers: { authorization: `Bearer ${target.token}` },
       })),
-      () => {
-        before = targets.map((target) => cpuTicks(target.pids()));
+      {
+        atStart: () => {
+          before = targets.map((target) => cpuTicks(target.pids()));
+        },
       },
     );
     return loads.map(
