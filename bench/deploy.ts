@@ -445,7 +445,8 @@ export async function autocannonTogether(
       child.once('exit', (code) => reject(new Error(`autocannon exited with ${code} before it was ready`)));
     });
     const done = new Promise<ChildLoad>((resolve, reject) => {
-      child.once('exit', (code) => {
+      // 'close', not 'exit': the output may still be arriving when the process has exited.
+      child.once('close', (code) => {
         if (code !== 0) return reject(new Error(`autocannon exited with ${code}`));
         const result = JSON.parse(output.trim().split('\n').at(-1) ?? '{}') as {
           requests: { average: number; total: number; sent: number };
