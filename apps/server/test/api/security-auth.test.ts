@@ -108,8 +108,6 @@ async function lockAlerts(email: string) {
   return response.body.notifications.filter((n) => n.data.email === email);
 }
 
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
-
 describe('the per-account sign-in limit', () => {
   it('locks an account after 40 wrong passwords from rotating addresses, once, while another account signs in', async () => {
     const victim = await api.userWithRole(admin, 'user');
@@ -198,9 +196,11 @@ describe('the per-account sign-in limit', () => {
     const [realAnswers = [], ghostAnswers = []] = await hammerTurnByTurn([real.email, ghostEmail], 25);
     expect(ghostAnswers.map(shape)).toEqual(realAnswers.map(shape));
     expect(ghostAnswers.map((a) => a.status)).toEqual([...Array(20).fill(401), ...Array(5).fill(429)]);
-    // Both check a password hash for every counted attempt: the wrong ones take alike.
-    const realMs = median(realAnswers.slice(0, 20).map((a) => a.ms));
-    const ghostMs = median(ghostAnswers.slice(0, 20).map((a) => a.ms));
+    // Both check a password hash for every counted attempt: the wrong ones take alike. The fastest
+    // answer of each is compared: a busy machine (the other test files) only ever adds time, and it
+    // moved the medians of 20 apart by up to 1.5x in CI while the fastest stay the cost itself.
+    const realMs = Math.min(...realAnswers.slice(0, 20).map((a) => a.ms));
+    const ghostMs = Math.min(...ghostAnswers.slice(0, 20).map((a) => a.ms));
     // Without the hash an unknown email answers in half a real one's time (measured: 14 vs 28 ms).
     expect(ghostMs / realMs).toBeGreaterThan(0.7);
     expect(ghostMs / realMs).toBeLessThan(1 / 0.7);
