@@ -428,20 +428,14 @@ export async function autocannonTogether(
     const child = options.cpus
       ? spawn('taskset', ['-c', options.cpus, process.execPath, ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
       : spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'inherit'] });
+    // The first line says `ready`, the last one is the result.
     let output = '';
     child.stdout.setEncoding('utf8');
     const ready = new Promise<void>((resolve, reject) => {
-      const onData = (chunk: string) => {
+      child.stdout.on('data', (chunk: string) => {
         output += chunk;
-        if (!output.includes('ready\n')) return;
-        output = output.slice(output.indexOf('ready\n') + 'ready\n'.length);
-        child.stdout.off('data', onData);
-        child.stdout.on('data', (more: string) => {
-          output += more;
-        });
-        resolve();
-      };
-      child.stdout.on('data', onData);
+        if (output.startsWith('ready\n')) resolve();
+      });
       child.once('exit', (code) => reject(new Error(`autocannon exited with ${code} before it was ready`)));
     });
     const done = new Promise<ChildLoad>((resolve, reject) => {

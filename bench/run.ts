@@ -181,8 +181,8 @@ type TogetherTarget = { url: string; token: string; pids: () => number[] };
  * proportion to what a request costs it, so the rounds' throughput ratio is the platform's own cost,
  * and its CPU per request (the process and its PostgreSQL) says the same from the other side. Unlike
  * the proxy-log bench's two edges (TOGETHER_CPUS), these two servers are not put on one CPU: sharing
- * a core's caches raised both one's cost per request (bare 54-68 µs, platform 75-90, against 31-33 and
- * 38-41 each on a CPU of its own) and, two programs of different sizes, not alike (ratio 0.74 vs 0.82).
+ * a core's caches raised both servers' cost per request (bare 54-68 µs, platform 75-90, against 31-33
+ * and 38-41 each on a CPU of its own), and not alike for two programs of different sizes (0.74 vs 0.82).
  */
 async function loadTogether(platform: TogetherTarget, baseline: TogetherTarget) {
   const run = async (seconds: number) => {
