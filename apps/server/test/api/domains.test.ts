@@ -341,6 +341,23 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     await api.call('PUT', '/settings', { token: admin, body: { acme_directory_url: pebble.directoryUrl } });
   });
 
+  it('reports a certificate the edge serves other than the stored one, never hides it', async () => {
+    const before = await getDomain(DOMAIN);
+    expect(before.served.status).toBe('match');
+    // The stored certificate moves on without reaching the edge (as when a reload never happened):
+    // the daily check finds the edge still serving the one before, and says so on the domain.
+    await platform.ctx.pool.query('UPDATE domains SET fingerprint = $1 WHERE domain = $2', ['0'.repeat(64), DOMAIN]);
+    await renewDueCertificates(platform.ctx);
+    const stale = await getDomain(DOMAIN);
+    expect(stale.served.status).toBe('mismatch');
+    expect(stale.served.fingerprint).toBe(before.fingerprint);
+    expect(new Date(stale.served.checked_at ?? 0).getTime()).toBeGreaterThan(new Date(before.served.checked_at ?? 0).getTime());
+
+    await platform.ctx.pool.query('UPDATE domains SET fingerprint = $1 WHERE domain = $2', [before.fingerprint, DOMAIN]);
+    await renewDueCertificates(platform.ctx);
+    expect((await getDomain(DOMAIN)).served.status).toBe('match');
+  });
+
   it('answers 400 with field errors, 401 without a session, 403 for a reader and 404 for an unknown domain', async () => {
     const bad = await api.call<ApiError>('POST', '/domains', { token: admin, body: { domain: 'not a domain' } });
     expect(bad.status).toBe(400);

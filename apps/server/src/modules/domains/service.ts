@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
 import type { Domain, DomainOrder } from '@launchbay/contract';
 import { asc, eq } from 'drizzle-orm';
@@ -410,7 +411,7 @@ export async function finalizeDomainOrder(ctx: AppContext, row: DomainRow): Prom
   await ctx.db.delete(domainOrders).where(eq(domainOrders.id, order.id));
   await publishAfter(ctx);
   const current = await getDomainRow(ctx, row.id);
-  return domainDto(ctx, await checkServedCertificate(ctx, current));
+  return domainDto(ctx, await checkServedCertificate(ctx, current, { settleMs: NEW_CERTIFICATE_SETTLE_MS }));
 }
 
 /** The whole flow for an HTTP-01 domain: order, validation through the edge, certificate. */
@@ -444,11 +445,32 @@ function servedFingerprint(
   });
 }
 
-/** Compares what the edge serves for the domain with the stored certificate, and records it on the domain. */
-export async function checkServedCertificate(ctx: AppContext, row: DomainRow): Promise<DomainRow> {
-  const port = ctx.edge.tlsPort();
+/** How long a new certificate may take to reach the edge's handshakes before another one served counts as a mismatch. */
+const NEW_CERTIFICATE_SETTLE_MS = 15_000;
+const SETTLE_PROBE_MS = 500;
+
+/**
+ * Compares what the edge serves for the domain with the stored certificate, and records it on the
+ * domain. `settleMs`: right after a new certificate, another one served is looked at again for that
+ * long before it counts as a mismatch (nginx under load can take longer than the table's publish
+ * wait to reload), so a certificate on its way is not reported stale until the next daily check.
+ */
+export async function checkServedCertificate(
+  ctx: AppContext,
+  row: DomainRow,
+  options: { settleMs?: number } = {},
+): Promise<DomainRow> {
   const serverName = row.isWildcard ? `launchbay-check${row.domain.slice(1)}` : row.domain;
-  const served = port ? await servedFingerprint(port, serverName) : { problem: 'unreachable' as const };
+  const settleUntil = Date.now() + (options.settleMs ?? 0);
+  const probe = async () => {
+    const port = ctx.edge.tlsPort();
+    return port ? await servedFingerprint(port, serverName) : { problem: 'unreachable' as const };
+  };
+  let served = await probe();
+  while ('fingerprint' in served && served.fingerprint !== row.fingerprint && Date.now() < settleUntil) {
+    await sleep(SETTLE_PROBE_MS);
+    served = await probe();
+  }
   const status = 'fingerprint' in served ? (served.fingerprint === row.fingerprint ? 'match' : 'mismatch') : served.problem;
   const [updated] = await ctx.db
     .update(domains)
