@@ -184,8 +184,8 @@ async function load(side: Side, seconds: number): Promise<Run> {
   const cpuUsPerRequest: Record<string, number> = Object.fromEntries(
     Object.entries(parts).map(([name, pids]) => [
       name,
-      // A process that ended during the run (a database backend) takes its ticks along: never below 0.
-      Math.max(0, Math.round((((cpuTicks(pids()) - (before[name] as number)) / TICKS_PER_SECOND) * 1e6) / Math.max(1, answered))),
+      // A process that ended during the run (a database backend) left its ticks to its parent (cpuTicks).
+      Math.round((((cpuTicks(pids()) - (before[name] as number)) / TICKS_PER_SECOND) * 1e6) / Math.max(1, answered)),
     ]),
   );
   cpuUsPerRequest.autocannon = Math.round((own.user + own.system) / Math.max(1, answered));

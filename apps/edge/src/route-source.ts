@@ -16,8 +16,11 @@ type Log = (message: string) => void;
 
 const RETRY_FIRST_MS = 500;
 const RETRY_MAX_MS = 10_000;
-/** Seconds without a query before the queries' connection closes (proxy-log flushes keep it open under traffic). */
-const QUERIES_IDLE_S = 10;
+/**
+ * Seconds without a query before the queries' connection closes: proxy-log flushes keep it open under
+ * traffic, and a site with a request every few seconds does not pay a new connection per batch.
+ */
+const QUERIES_IDLE_S = 30;
 
 /**
  * Keeps the route table in step with Postgres: LISTEN for changes, load the whole table at every
