@@ -1,12 +1,12 @@
 import http from 'node:http';
 import os from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { HttpChallengeDebug } from '@launchbay/contract';
 import { ACME_CHALLENGE_PREFIX } from '@launchbay/edge-protocol';
 import { eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { resolveAddresses, tcpReachable } from '../../lib/dns';
-import { domainOrders } from './schema';
-import type { DomainRow } from './service';
+import { type DomainRow, domainOrders } from './schema';
 
 type Check = HttpChallengeDebug['checks'][number];
 
@@ -18,7 +18,7 @@ function ownAddresses(ctx: AppContext): Set<string> {
   return addresses;
 }
 
-function fetchToken(
+export function fetchToken(
   address: string,
   port: number,
   host: string,
@@ -39,6 +39,32 @@ function fetchToken(
     request.on('timeout', () => request.destroy(new Error('no answer within 3 s')));
     request.on('error', (error) => resolve(error.message));
   });
+}
+
+/**
+ * Waits until the edge itself answers each HTTP-01 token with its key authorization (asked on its own
+ * port, by name), for at most `timeoutMs`: the CA is asked to validate only once the edge serves the
+ * table with the tokens in it. nginx under load can reload after the table's publish wait, and a CA
+ * that finds the previous order's answer marks the challenge invalid for good. Answers whether every
+ * token was served; on false the validation goes ahead anyway and the CA says what it found.
+ */
+export async function untilEdgeServesTokens(
+  ctx: AppContext,
+  domain: string,
+  challenges: { type: string; token: string; keyAuthorization: string }[],
+  timeoutMs: number,
+): Promise<boolean> {
+  const tokens = challenges.filter((challenge) => challenge.type === 'http-01');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const answers = await Promise.all(tokens.map((c) => fetchToken('127.0.0.1', ctx.edge.port(), domain, c.token)));
+    const served = answers.every(
+      (answer, i) => typeof answer !== 'string' && answer.status === 200 && answer.body.trim() === tokens[i]?.keyAuthorization,
+    );
+    if (served) return true;
+    if (Date.now() >= deadline) return false;
+    await sleep(250);
+  }
 }
 
 /**

@@ -85,3 +85,6 @@ export const projectDomains = pgTable('project_domains', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp('updated_at', { withTimezone: true }).notNull().defaultNow(),
 });
+
+/** A stored domain, as its service and the challenge checks read it. */
+export type DomainRow = typeof domains.$inferSelect;

@@ -24,9 +24,11 @@ import { detectPublicIp } from '../../lib/public-ip';
 import { toIso, toIsoOrNull } from '../../lib/time';
 import { publishRoutes } from '../deployments/service';
 import { getSettings } from '../settings/service';
-import { acmeAccounts, domainOrders, domains } from './schema';
+import { untilEdgeServesTokens } from './challenge-debug';
+import { acmeAccounts, type DomainRow, domainOrders, domains } from './schema';
 
-export type DomainRow = typeof domains.$inferSelect;
+export type { DomainRow };
+
 type OrderRow = typeof domainOrders.$inferSelect;
 type ChallengeType = 'http-01' | 'dns-01';
 
@@ -369,6 +371,7 @@ export async function finalizeDomainOrder(ctx: AppContext, row: DomainRow): Prom
   await assertTxtRecords(ctx, order);
   const { session } = await acmeSession(ctx);
   let issued: Awaited<ReturnType<typeof finalizeOrder>>;
+  if (row.challengeType === 'http-01') await untilEdgeServesTokens(ctx, row.domain, order.challenges, TOKEN_SERVED_WAIT_MS);
   try {
     await completeChallenges(session, order.challenges);
     issued = await finalizeOrder(session, order.orderUrl, row.domain);
@@ -448,11 +451,13 @@ function servedFingerprint(
 /** How long a new certificate may take to reach the edge's handshakes before another one served counts as a mismatch. */
 const NEW_CERTIFICATE_SETTLE_MS = 15_000;
 const SETTLE_PROBE_MS = 500;
+/** How long the edge may take to serve a new order's HTTP-01 tokens before the CA is asked to validate them. */
+const TOKEN_SERVED_WAIT_MS = 30_000;
 
 /**
  * Compares what the edge serves for the domain with the stored certificate, and records it on the
- * domain. `settleMs`: right after a new certificate, another one served is looked at again for that
- * long before it counts as a mismatch (nginx under load can take longer than the table's publish
+ * domain. `settleMs`: right after a new certificate, another one served (or none) is looked at again
+ * for that long before it counts (nginx under load can take longer than the table's publish
  * wait to reload), so a certificate on its way is not reported stale until the next daily check.
  */
 export async function checkServedCertificate(
@@ -467,7 +472,10 @@ export async function checkServedCertificate(
     return port ? await servedFingerprint(port, serverName) : { problem: 'unreachable' as const };
   };
   let served = await probe();
-  while ('fingerprint' in served && served.fingerprint !== row.fingerprint && Date.now() < settleUntil) {
+  // Another certificate, or none yet for the name (nginx without it fails the handshake): look again.
+  const settled = (answer: typeof served) =>
+    ('fingerprint' in answer && answer.fingerprint === row.fingerprint) || ctx.edge.tlsPort() === null;
+  while (!settled(served) && Date.now() < settleUntil) {
     await sleep(SETTLE_PROBE_MS);
     served = await probe();
   }
