@@ -18,7 +18,7 @@ function ownAddresses(ctx: AppContext): Set<string> {
   return addresses;
 }
 
-export function fetchToken(
+function fetchToken(
   address: string,
   port: number,
   host: string,

@@ -4,11 +4,10 @@ import type { AppContext } from '../../context';
 import { definePeriodicTask, defineQueue, enqueue, RetryJob } from '../../jobs';
 import { publishAlert } from '../notifications/service';
 import { getSettings } from '../settings/service';
-import { domains } from './schema';
+import { type DomainRow, domains } from './schema';
 import {
   checkServedCertificate,
   currentOrNewOrder,
-  type DomainRow,
   dnsChallengeState,
   finalizeDomainOrder,
   getDomainRow,

@@ -27,8 +27,6 @@ import { getSettings } from '../settings/service';
 import { untilEdgeServesTokens } from './challenge-debug';
 import { acmeAccounts, type DomainRow, domainOrders, domains } from './schema';
 
-export type { DomainRow };
-
 type OrderRow = typeof domainOrders.$inferSelect;
 type ChallengeType = 'http-01' | 'dns-01';
 
