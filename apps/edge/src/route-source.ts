@@ -121,7 +121,9 @@ export class PgRouteSource {
       ...common,
       idle_timeout: 0,
       onnotify: (channel: string, payload: string) => {
-        if (channel === ROUTE_CHANGE_CHANNEL && this.routes) void this.#onChange(queries, this.routes, payload);
+        // A table that cannot be read now is not left stale until the next change: both connections
+        // are made again, and the load at connect brings the table up to date.
+        if (channel === ROUTE_CHANGE_CHANNEL && this.routes) this.#onChange(queries, this.routes, payload).catch(lost);
       },
       onclose: () => lost(),
     };
@@ -145,7 +147,7 @@ export class PgRouteSource {
       if (failed) return;
       this.#client = queries;
       // After LISTEN, so no change committed between the load and the subscription is lost.
-      if (routes) await this.#reload(queries, routes);
+      if (routes) routes.replace(await loadRouteTable(queries));
       this.#connected = true;
       this.#retryMs = RETRY_FIRST_MS;
       this.#lastProblem = '';
@@ -160,18 +162,25 @@ export class PgRouteSource {
   }
 
   async #onChange(client: EdgeSql, routes: RouteTableHolder, payload: string): Promise<void> {
+    let next: RouteTable | null = null;
     try {
-      const next = applyRouteChange(routes.table, parseRouteChange(payload));
-      if (next) routes.replace(next);
-      else await this.#reload(client, routes);
+      next = applyRouteChange(routes.table, parseRouteChange(payload));
     } catch (error) {
       this.log(`bad route change (${(error as Error).message}); loading the whole table`);
-      await this.#reload(client, routes).catch(() => undefined);
     }
+    if (next) routes.replace(next);
+    else await this.#reload(client, routes);
   }
 
+  /**
+   * A reload asked for by a change. Notifications come on the listener's connection and loads on the
+   * queries' one, so a change can be applied from its notification while a load that read the table
+   * just before it is still on its way: that older load must not undo it (versions only grow while
+   * connected; the load at each connect is taken as it is).
+   */
   async #reload(client: EdgeSql, routes: RouteTableHolder): Promise<void> {
-    routes.replace(await loadRouteTable(client));
+    const loaded = await loadRouteTable(client);
+    if (loaded.version >= routes.table.version) routes.replace(loaded);
   }
 }
 

@@ -79,7 +79,21 @@ function get(port: number, host: string, headers: Record<string, string> = {}, p
   });
 }
 
-async function waitFor<T>(what: string, look: () => Promise<T | undefined> | T | undefined, timeoutMs = 15_000): Promise<T> {
+/** The edge's last log lines, for a failure's message. */
+function edgeLogTail(dataDir: string): string {
+  try {
+    return `; the edge's log ends with:\n${fs.readFileSync(edgePaths(dataDir).log, 'utf8').trim().split('\n').slice(-8).join('\n')}`;
+  } catch {
+    return '';
+  }
+}
+
+async function waitFor<T>(
+  what: string,
+  look: () => Promise<T | undefined> | T | undefined,
+  timeoutMs = 15_000,
+  explain: () => string = () => '',
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     try {
@@ -88,7 +102,7 @@ async function waitFor<T>(what: string, look: () => Promise<T | undefined> | T |
     } catch {
       // not yet
     }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${explain()}`);
     await sleep(20);
   }
 }
@@ -290,7 +304,12 @@ describe('the edge proxy', () => {
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     const port = readyState(dataDir).port as number;
-    await waitFor('the route', async () => ((await get(port, 'routed.example.test')).body === 'the app' ? true : undefined));
+    await waitFor(
+      'the route',
+      async () => ((await get(port, 'routed.example.test')).body === 'the app' ? true : undefined),
+      15_000,
+      () => edgeLogTail(dataDir),
+    );
 
     // Asked every few milliseconds from the kill on, the new edge's first answers already route:
     // it has the table before it takes the port, never "no app here" for a routed host.
@@ -421,7 +440,12 @@ describe('the edge proxy', () => {
     await routeTo('busy.example.test');
     const state = readyState(dataDir);
     const port = state.port as number;
-    await waitFor('the route', async () => ((await get(port, 'busy.example.test')).body === 'the app' ? true : undefined));
+    await waitFor(
+      'the route',
+      async () => ((await get(port, 'busy.example.test')).body === 'the app' ? true : undefined),
+      15_000,
+      () => edgeLogTail(dataDir),
+    );
     const identity = () => askEdgeIdentity(readyState(dataDir));
     expect((await identity())?.processes).toBe(1);
     const workersOf = (pid: number) => edgesOf(dataDir).filter((edge) => edge !== pid);
