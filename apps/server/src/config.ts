@@ -57,6 +57,8 @@ const envSchema = z.object({
   // An idle node polls less and less often, up to this (work enqueued on the node, schedules and
   // delayed jobs wake it at once): an idle platform holds no database connection most of the time.
   JOB_IDLE_POLL_MS: z.coerce.number().int().min(50).max(600_000).default(20_000),
+  // A build's install and build commands each get this long, then they are killed and the deployment fails with the reason.
+  BUILD_TIMEOUT_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
   // How apps run: `process` (children of the platform, in bubblewrap) or `docker` (containers on a
   // Docker engine, or Podman's Docker-compatible service, at DOCKER_HOST from DOCKER_IMAGE).
   RUNTIME_DRIVER: z.enum(['process', 'docker']).default('process'),
@@ -101,6 +103,8 @@ export type Config = {
   jobLeaseMs: number;
   jobPollMs: number;
   jobIdlePollMs: number;
+  /** BUILD_TIMEOUT_SECONDS: the time limit of each install and build command. */
+  buildTimeoutSeconds: number;
   runtimeDriver: 'process' | 'docker';
   dockerHost: string | undefined;
   /** The image apps run in under the docker driver: Node.js of the platform's own major line by default. */
@@ -147,6 +151,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     jobLeaseMs: Math.round(e.JOB_LEASE_SECONDS * 1000),
     jobPollMs: e.JOB_POLL_MS,
     jobIdlePollMs: Math.max(e.JOB_POLL_MS, e.JOB_IDLE_POLL_MS),
+    buildTimeoutSeconds: e.BUILD_TIMEOUT_SECONDS,
     runtimeDriver: e.RUNTIME_DRIVER,
     dockerHost: e.DOCKER_HOST,
     dockerImage: e.DOCKER_IMAGE ?? `node:${process.versions.node.split('.')[0]}-bookworm-slim`,

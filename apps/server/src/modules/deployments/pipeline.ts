@@ -44,7 +44,6 @@ import { endedBeforeLive, transition } from './state';
 
 type Row = typeof deployments.$inferSelect;
 
-const BUILD_TIME_LIMIT_MS = 15 * 60_000;
 const HEALTH_TIMEOUT_MS = 60_000;
 const HEALTH_RESTARTS = 2;
 /** In-flight requests on the previous deployment get this long once the edge has switched. */
@@ -315,7 +314,7 @@ async function build(
       env: commandEnv(userEnv, { HOME: '/tmp', ...extra }),
       log: (line) => reporter.log(line),
       signal,
-      timeoutMs: BUILD_TIME_LIMIT_MS,
+      timeoutMs: ctx.config.buildTimeoutSeconds * 1000,
       commandLine: (cmd) => ctx.runtime.commandLine(dirs.root, `cd ${shellQuote(appDir)} && ${cmd}`),
     });
 
