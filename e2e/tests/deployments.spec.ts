@@ -44,7 +44,7 @@ type Project = { id: number; slug: string; url: string };
 type Deployment = { id: number; status: string };
 
 /** What a visitor of the project's address gets, through the edge (the Host header names the project). */
-function viaEdge(url: string): Promise<string> {
+function askEdge(url: string): Promise<{ status: number; body: string }> {
   const address = new URL(url);
   return new Promise((resolve, reject) => {
     const request = http.get(
@@ -55,11 +55,42 @@ function viaEdge(url: string): Promise<string> {
         response.on('data', (chunk: string) => {
           body += chunk;
         });
-        response.on('end', () => resolve(body));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
       },
     );
+    request.setTimeout(10_000, () => request.destroy(new Error('no answer within 10 s')));
     request.on('error', reject);
   });
+}
+
+const viaEdge = async (url: string) => (await askEdge(url)).body;
+
+/**
+ * Visitors asking the project's address one after the other, as fast as answers come, until told
+ * to stop: every answer that is not a 200 from the app (or no answer at all) is a failure.
+ */
+function keepAsking(project: Project) {
+  let asking = true;
+  const failures: string[] = [];
+  const answers = new Map<string, number>();
+  const loop = (async () => {
+    while (asking) {
+      try {
+        const { status, body } = await askEdge(project.url);
+        if (status === 200) answers.set(body, (answers.get(body) ?? 0) + 1);
+        else failures.push(`${status} ${body.slice(0, 80)}`);
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+    }
+  })();
+  return {
+    async stop() {
+      asking = false;
+      await loop;
+      return { failures, answers };
+    },
+  };
 }
 
 async function expectServed(project: Project, text: string) {
@@ -96,12 +127,12 @@ test.afterAll(async () => {
   await git?.close();
 });
 
-test('a deployment streams its build, goes live, is redeployed with a new commit and rolled back with a confirmation', async ({
+test('a deployment streams its build, goes live, is redeployed with no failed request, keeps serving through a failed build and a crash, and is rolled back with a confirmation', async ({
   page,
   platform,
   admin,
 }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(480_000);
   const name = unique('Deploy');
   const repo = await git.createRepo(
     `e2e/${name.toLowerCase()}`,
@@ -147,6 +178,8 @@ test('a deployment streams its build, goes live, is redeployed with a new commit
     await page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name: 'Deployments' }).click();
     await expect(page.getByRole('heading', { name: 'Deployments', exact: true })).toBeVisible();
     await expect(page.getByTestId(`deployment-row-${first.id}`)).toContainText('First version of the e2e app');
+    // Visitors keep asking from before the redeploy until after the first version is drained: not one fails.
+    const visitors = keepAsking(project);
     await page.getByRole('button', { name: 'Redeploy', exact: true }).click();
     await expect(toast(page, 'Deployment started')).toBeVisible();
     const second = await lastDeployment(platform, project.id);
@@ -156,11 +189,61 @@ test('a deployment streams its build, goes live, is redeployed with a new commit
     await expect(headerStatus(page)).toContainText('Ready', { timeout: 90_000 });
     await expect(page.getByText('Current', { exact: true })).toBeVisible();
     await expectServed(project, 'version two');
+    const pipelineOfSecond = page.getByRole('list', { name: 'Pipeline steps' });
+    await expect(pipelineOfSecond.getByRole('button', { name: /^Drain: succeeded/ })).toBeVisible({ timeout: 30_000 });
+    const during = await visitors.stop();
+    expect(during.failures).toEqual([]);
+    expect(during.answers.get('version one')).toBeGreaterThan(0);
+    expect(during.answers.get('version two')).toBeGreaterThan(0);
+    expect([...during.answers.keys()].sort()).toEqual(['version one', 'version two']);
 
-    // The list: the new deployment is current, the first no longer.
+    // A commit that fails to build: the deployment shows the failure and why; the second version keeps serving.
+    await repo.commit(
+      { 'build.js': "console.error('the e2e build cannot find its config'); process.exit(3);" },
+      'A commit that does not build',
+    );
+    await page.getByRole('link', { name: 'Deployments', exact: true }).first().click();
+    await page.getByRole('button', { name: 'Redeploy', exact: true }).click();
+    await expect(toast(page, 'Deployment started')).toBeVisible();
+    const broken = await lastDeployment(platform, project.id);
+    await expect(page).toHaveURL(new RegExp(`/deployments/${broken.id}$`));
+    await expect(headerStatus(page)).toContainText('Failed', { timeout: 90_000 });
+    const failure = page.getByRole('alert').filter({ hasText: 'The deployment failed' });
+    await expect(failure).toContainText('exit code 3');
+    await expect(page.getByRole('log', { name: `Log of deployment #${broken.id}` })).toContainText(
+      'the e2e build cannot find its config',
+    );
+    await expect(
+      page.getByRole('list', { name: 'Pipeline steps' }).getByRole('button', { name: /^Build: failed/ }),
+    ).toBeVisible();
+    expect(await viaEdge(project.url)).toBe('version two');
+
+    // An app that exits at start: marked crashed, never given traffic; the second version keeps serving.
+    await repo.commit(
+      {
+        'build.js': "console.log('build finished')",
+        'server.js': "console.error('the e2e app gives up at start'); process.exit(1);",
+      },
+      'A commit whose app exits at start',
+    );
+    await page.getByRole('link', { name: 'Deployments', exact: true }).first().click();
+    await page.getByRole('button', { name: 'Redeploy', exact: true }).click();
+    await expect(toast(page, 'Deployment started')).toBeVisible();
+    const crashing = await lastDeployment(platform, project.id);
+    await expect(page).toHaveURL(new RegExp(`/deployments/${crashing.id}$`));
+    await expect(headerStatus(page)).toContainText('Crashed', { timeout: 150_000 });
+    await expect(page.getByRole('alert').filter({ hasText: 'The app crashed' })).toBeVisible();
+    await expect(page.getByRole('log', { name: `Log of deployment #${crashing.id}` })).toContainText(
+      'the e2e app gives up at start',
+    );
+    expect(await viaEdge(project.url)).toBe('version two');
+
+    // The list: the new deployment is current, the first no longer; the failed and crashed ones say so.
     await page.getByRole('link', { name: 'Deployments', exact: true }).first().click();
     await expect(page.getByTestId(`deployment-row-${second.id}`)).toContainText('Current');
     await expect(page.getByTestId(`deployment-row-${first.id}`)).not.toContainText('Current');
+    await expect(page.getByTestId(`deployment-row-${broken.id}`)).toContainText('Failed');
+    await expect(page.getByTestId(`deployment-row-${crashing.id}`)).toContainText('Crashed');
 
     // Rollback to the first deployment, after the confirmation.
     await page.getByTestId(`deployment-row-${first.id}`).click();
@@ -179,6 +262,16 @@ test('a deployment streams its build, goes live, is redeployed with a new commit
     await expect(page.getByText('Current', { exact: true })).toBeVisible();
     await expect(page.getByText('First version of the e2e app', { exact: true })).toBeVisible();
     await expectServed(project, 'version one');
+    // The exact earlier commit, from its own build output: no clone, no install, no build.
+    const rolledBack = await platform.adminApi.get(`/api/projects/${project.id}/deployments/${rollback.id}`);
+    const firstNow = await platform.adminApi.get(`/api/projects/${project.id}/deployments/${first.id}`);
+    expect(((await rolledBack.json()) as { commit_sha: string }).commit_sha).toBe(
+      ((await firstNow.json()) as { commit_sha: string }).commit_sha,
+    );
+    const rollbackPipeline = page.getByRole('list', { name: 'Pipeline steps' });
+    await expect(rollbackPipeline).toContainText('Switch');
+    await expect(rollbackPipeline).not.toContainText('Build');
+    await expect(rollbackPipeline).not.toContainText('Clone');
 
     // The list again: the rollback (serving the first build) is current.
     await page.getByRole('link', { name: 'Deployments', exact: true }).first().click();

@@ -38,7 +38,8 @@ async function staticSiteRepo(git: GitServer): Promise<TestRepo> {
         "fs.mkdirSync('dist', { recursive: true });",
         'fs.writeFileSync(',
         "  'dist/index.html',",
-        "  '<!doctype html><title>Static site</title><h1>Hello from the static site</h1><p>Built with GREETING=' + process.env.GREETING + '</p>',",
+        "  '<!doctype html><title>Static site</title><h1>Hello from the static site</h1><p>Built with GREETING=' + process.env.GREETING + '</p>' +",
+        "    '<p>API_URL=' + (process.env.API_URL ?? 'unset') + '</p>',",
         ');',
       ].join('\n'),
     },
@@ -66,7 +67,7 @@ function projectTab(page: Page, name: string) {
   return page.getByRole('navigation', { name: 'Project sections' }).getByRole('link', { name, exact: true });
 }
 
-test('a project created from a git repository deploys with its variables, is served through the edge, and can be deleted', async ({
+test('a project created from a git repository deploys with its variables, is served through the edge, takes a new variable on redeploy, and can be deleted', async ({
   page,
   context,
   platform,
@@ -142,6 +143,7 @@ test('a project created from a git repository deploys with its variables, is ser
   await site.goto(project.url);
   await expect(site.getByRole('heading', { name: 'Hello from the static site' })).toBeVisible();
   await expect(site.locator('body')).toContainText('Built with GREETING=hello from e2e');
+  await expect(site.locator('body')).toContainText('API_URL=unset');
 
   // The list shows the project with its address and status.
   await page.goto('/projects');
@@ -183,6 +185,10 @@ test('a project created from a git repository deploys with its variables, is ser
   const after = (await (await platform.adminApi.get(`/api/projects/${project.id}/last-deployment`)).json()) as ApiDeployment;
   expect(after.id).toBeGreaterThan(deploymentId);
   expect((await waitForDeployment(platform.adminApi, project.id, after.id)).status).toBe('ready');
+  // The new variable reached the app with the redeploy, and the first one is still there.
+  await site.reload();
+  await expect(site.locator('body')).toContainText('API_URL=https://api.example.com/v1');
+  await expect(site.locator('body')).toContainText('Built with GREETING=hello from e2e');
 
   // Deleting asks for the name first, then the project and its address are gone.
   await page.getByRole('navigation', { name: 'Project settings' }).getByRole('link', { name: 'General' }).click();
