@@ -40,7 +40,7 @@ http.createServer((req, res) => res.end('served by pid ' + process.pid)).listen(
 `;
 
 describe('deployments across platform restarts', { timeout: 240_000 }, () => {
-  it('the app serves while the platform is down, is adopted after, and a build cut short by kill -9 is built again', async () => {
+  it('the app serves while the platform is down, is adopted after, and a build or a start cut short by kill -9 is built again', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-restart-'));
     dataDirs.push(dataDir);
     const databaseUrl = await freshExternalDatabase();
@@ -153,6 +153,36 @@ describe('deployments across platform restarts', { timeout: 240_000 }, () => {
     });
     expect(log.body).toContain('The platform restarted during this build');
     expect((await get(edgePort, 'steady.localhost')).body).toMatch(/^second build, pid \d+$/);
+
+    // A power cut while the new version starts (its app takes 4 s to listen): built again and started
+    // when the platform is back, through the status table (deploying back to building), never half-started.
+    const secondBody = (await get(edgePort, 'steady.localhost')).body;
+    await repo.commit(
+      {
+        'package.json': JSON.stringify({ name: 'steady', scripts: { start: 'node server.js' } }),
+        'server.js': `setTimeout(() => {${SERVER_JS.replace('served by pid', 'slow start, pid')}}, 4000);`,
+      },
+      'A slow start',
+    );
+    const slow = await api.call<{ deployment_id: number }>('POST', `/projects/${projectId}/trigger-pipeline`, {
+      token: admin,
+      body: {},
+    });
+    expect(slow.status).toBe(202);
+    await waitFor(slow.body.deployment_id, ['deploying']);
+    platform.child.kill('SIGKILL');
+    await platform.exited;
+    expect((await get(edgePort, 'steady.localhost')).body).toBe(secondBody);
+    platform = await startChildPlatform(env);
+    api = apiClient(platform.url);
+    admin = await api.login(EMAIL, PASSWORD);
+    const restarted = await waitFor(slow.body.deployment_id, ['ready', 'failed', 'crashed']);
+    expect(restarted.status, restarted.error ?? '').toBe('ready');
+    const slowLog = await api.call<string>('GET', `/projects/${projectId}/deployments/${slow.body.deployment_id}/logs`, {
+      token: admin,
+    });
+    expect(slowLog.body).toContain('The platform restarted while this deployment was starting: building it again');
+    expect((await get(edgePort, 'steady.localhost')).body).toMatch(/^slow start, pid \d+$/);
 
     // Deleting the project stops its app.
     expect((await api.call('DELETE', `/projects/${projectId}`, { token: admin })).status).toBe(204);

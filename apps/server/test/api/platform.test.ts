@@ -206,6 +206,20 @@ describe('configuration from the environment', () => {
     expect(await loginFromForwarded()).toBe('192.0.2.45');
   });
 
+  it('defaults: the API on 3000, the edge on 8080 (HTTPS 8443), builds limited to 15 minutes, apps as processes', () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.proxyPort).toBe(8080);
+    expect(config.proxyTlsPort).toBe(8443);
+    expect(config.buildTimeoutSeconds).toBe(900);
+    expect(config.runtimeDriver).toBe('process');
+    expect(loadConfig({ PROXY_PORT: '9090', BUILD_TIMEOUT_SECONDS: '60' })).toMatchObject({
+      proxyPort: 9090,
+      buildTimeoutSeconds: 60,
+    });
+    expect(() => loadConfig({ BUILD_TIMEOUT_SECONDS: '0' })).toThrow(/BUILD_TIMEOUT_SECONDS/);
+  });
+
   it('refuses a bad configuration with a message naming each bad variable', () => {
     expect(() => loadConfig({ ACCESS_MODE: 'everywhere', PUBLIC_IP: '999.1.1.1', DATABASE_URL: 'mysql://x' })).toThrow(
       /Invalid configuration:\n(?=[\s\S]*ACCESS_MODE)(?=[\s\S]*PUBLIC_IP)(?=[\s\S]*DATABASE_URL must start with postgres:\/\/)/,

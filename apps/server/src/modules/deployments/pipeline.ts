@@ -219,7 +219,7 @@ async function build(
   if (row.status === 'building') {
     reporter.log('The platform restarted during this build: building again from a clean folder', 'system');
     await reporter.resetSteps();
-  } else if (!(await transition(ctx, row.id, 'building'))) return null;
+  } else if (!(await transition(ctx, row.id, 'building', {}, ['queued']))) return null;
   fs.rmSync(dirs.root, { recursive: true, force: true });
   fs.mkdirSync(dirs.root, { recursive: true });
   // A repository of a git provider is fetched with the provider's token of now (a new one applies at once).
@@ -477,8 +477,13 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
     } else {
       if (row.status === 'deploying') {
         reporter.log('The platform restarted while this deployment was starting: building it again', 'system');
-        await ctx.db.update(deployments).set({ status: 'building' }).where(eq(deployments.id, row.id));
-        row.status = 'building';
+        // Its processes outlived the restart (adopted, maybe still starting): they go before the rebuild
+        // empties their folder, or the new start would find the deployment already running.
+        await ctx.runtime.stop(row.id, { graceMs: 2000 });
+        await ctx.db.update(deployments).set({ runtime: null }).where(eq(deployments.id, row.id));
+        const rebuilding = await transition(ctx, row.id, 'building', {}, ['deploying']);
+        if (!rebuilding) return;
+        row.status = rebuilding.status;
       }
       const built = await build(ctx, row, project, environment, reporter, job.signal);
       if (!built) return;

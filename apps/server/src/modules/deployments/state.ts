@@ -13,7 +13,9 @@ export const TRANSITIONS: Record<DeploymentStatus, readonly DeploymentStatus[]> 
   queued: ['building', 'deploying', 'failed', 'cancelled'],
   // A rollback goes from queued straight to deploying: its build already exists.
   building: ['deploying', 'failed', 'cancelled', 'queued'],
-  deploying: ['ready', 'failed', 'crashed', 'cancelled', 'queued'],
+  // Back to building when the platform restarted while it was starting: its build folder may be
+  // incomplete (the start was cut short), so it is built again from a clean folder.
+  deploying: ['ready', 'failed', 'crashed', 'cancelled', 'queued', 'building'],
   ready: ['paused', 'crashed'],
   paused: ['ready', 'crashed'],
   // A crash loop that recovers after a manual resume serves again.
@@ -60,8 +62,12 @@ export async function transition(
   deploymentId: number,
   to: DeploymentStatus,
   fields: Partial<typeof deployments.$inferInsert> = {},
+  /** Only from these (of the table's sources): the status the caller read, so a row another node moved meanwhile stays put. */
+  onlyFrom?: readonly DeploymentStatus[],
 ) {
-  const from = (Object.keys(TRANSITIONS) as DeploymentStatus[]).filter((status) => canTransition(status, to));
+  const from = (Object.keys(TRANSITIONS) as DeploymentStatus[]).filter(
+    (status) => canTransition(status, to) && (!onlyFrom || onlyFrom.includes(status)),
+  );
   if (from.length === 0) return null;
   const stamp = STAMP[to];
   return ctx.db.transaction(async (tx) => {
