@@ -267,11 +267,27 @@ describe('a git URL becomes a live app', { timeout: 180_000 }, () => {
       body: { name: 'Nope', git_url: repo.url, git_token: 'wrong', branch: 'main' },
     });
     expect(badToken.status).toBe(400);
+    expect(badToken.body.errors?.[0]?.path).toBe('git_token');
+    expect(badToken.body.detail).toBe(
+      'Authentication failed: 127.0.0.1 refused the access token (check that it is valid and can read this repository)',
+    );
     const noRepo = await api.call<ApiError>('POST', '/projects', {
       token: admin,
       body: { name: 'Nope', git_url: git.urlFor('acme/missing'), git_token: TOKEN, branch: 'main' },
     });
     expect(noRepo.status).toBe(400);
+    expect(noRepo.body.errors?.[0]?.path).toBe('git_url');
+    expect(noRepo.body.detail).toBe(
+      `The repository ${git.urlFor('acme/missing')} does not exist, or the credentials given cannot see it`,
+    );
+    // Nothing listens there (port 9, discard): unreachable, said as such.
+    const unreachable = await api.call<ApiError>('POST', '/projects', {
+      token: admin,
+      body: { name: 'Nope', git_url: 'http://127.0.0.1:9/acme/site.git', branch: 'main' },
+    });
+    expect(unreachable.status).toBe(400);
+    expect(unreachable.body.errors?.[0]?.path).toBe('git_url');
+    expect(unreachable.body.detail).toBe('The repository cannot be reached: no connection to 127.0.0.1 port 9');
     const badUrl = await api.call<ApiError>('POST', '/projects', {
       token: admin,
       body: { name: 'Nope', git_url: 'file:///etc', branch: 'main' },

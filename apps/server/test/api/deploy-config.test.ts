@@ -1,0 +1,170 @@
+import { type GitServer, startGitServer } from '@launchbay/testkit';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Api, apiClient } from '../helpers/api';
+import { getThroughEdge } from '../helpers/edge';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+
+/**
+ * What a repository's own configuration and the create request's settings do to a real
+ * deployment: launchbay.json's health-check path and required variables, its errors reaching the
+ * user with their path, and the start command and preset given at create.
+ */
+
+type Deployment = { id: number; status: string; error: string | null; commit_sha: string | null };
+type Project = { id: number; slug: string; environments: { id: number; name: string }[] };
+
+let platform: TestPlatform;
+let api: Api;
+let admin: string;
+let git: GitServer;
+
+beforeAll(async () => {
+  git = await startGitServer();
+  platform = await startTestPlatform();
+  api = apiClient(platform.url);
+  admin = await api.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+});
+afterAll(async () => {
+  await platform?.close();
+  await git?.close();
+});
+
+const viaEdge = (host: string, path = '/') => getThroughEdge(platform.ctx.edge.port(), host, { path });
+
+async function create(name: string, files: Record<string, string>, extra: Record<string, unknown> = {}) {
+  const repo = await git.createRepo(`acme/${name.toLowerCase().replaceAll(' ', '-')}`, files);
+  const created = await api.call<Project>('POST', '/projects', {
+    token: admin,
+    body: { name, git_url: repo.url, branch: 'main', ...extra },
+  });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  const last = await api.call<Deployment>('GET', `/projects/${created.body.id}/last-deployment`, { token: admin });
+  return { repo, project: created.body, deploymentId: last.body.id };
+}
+
+async function settled(projectId: number, deploymentId: number): Promise<Deployment> {
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const { body } = await api.call<Deployment>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token: admin });
+    if (!['queued', 'building', 'deploying'].includes(body.status)) return body;
+    if (Date.now() > deadline) throw new Error(`deployment ${deploymentId} is still ${body.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+const logOf = async (projectId: number, deploymentId: number) =>
+  (await api.call<string>('GET', `/projects/${projectId}/deployments/${deploymentId}/logs`, { token: admin })).body;
+
+async function redeploy(projectId: number): Promise<number> {
+  const triggered = await api.call<{ deployment_id: number }>('POST', `/projects/${projectId}/trigger-pipeline`, {
+    token: admin,
+    body: {},
+  });
+  expect(triggered.status).toBe(202);
+  return triggered.body.deployment_id;
+}
+
+/** An app that records the paths it was asked, and answers them at /asked. */
+const RECORDING_SERVER = (label: string) => `
+const http = require('node:http');
+const asked = [];
+http.createServer((req, res) => {
+  if (req.url === '/asked') return res.end(JSON.stringify(asked));
+  asked.push(req.url);
+  res.end(${JSON.stringify(label)});
+}).listen(Number(process.env.PORT), process.env.HOST);
+`;
+
+describe('build configuration in a real deployment', { timeout: 180_000 }, () => {
+  it("launchbay.json's health-check path is the one the platform asks before the switch", async () => {
+    const { project, deploymentId } = await create('Health Path', {
+      'package.json': JSON.stringify({ name: 'health-path', scripts: { start: 'node server.js' } }),
+      'server.js': RECORDING_SERVER('healthy'),
+      'launchbay.json': JSON.stringify({ healthCheckPath: '/healthz' }),
+    });
+    const ready = await settled(project.id, deploymentId);
+    expect(ready.status, ready.error ?? '').toBe('ready');
+    const asked = JSON.parse((await viaEdge('health-path.localhost', '/asked')).body) as string[];
+    // Before any visitor: the health check's requests, all on its path.
+    expect(asked.length).toBeGreaterThan(0);
+    expect(new Set(asked)).toEqual(new Set(['/healthz']));
+  });
+
+  it("launchbay.json's required variables stop a deployment that lacks one, by name, until it is set", async () => {
+    const { project, deploymentId } = await create('Needs Env', {
+      'package.json': JSON.stringify({ name: 'needs-env', scripts: { start: 'node server.js' } }),
+      'server.js': `require('node:http').createServer((q, s) => s.end('key=' + process.env.API_KEY)).listen(Number(process.env.PORT), process.env.HOST);`,
+      'launchbay.json': JSON.stringify({ requiredEnv: ['API_KEY', 'REGION'] }),
+    });
+    const failed = await settled(project.id, deploymentId);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toBe('Missing environment variables the app requires: API_KEY, REGION');
+    expect((await viaEdge('needs-env.localhost')).status).not.toBe(200);
+
+    for (const [key, value] of [
+      ['API_KEY', 'k-123'],
+      ['REGION', 'eu'],
+    ]) {
+      const added = await api.call('POST', `/projects/${project.id}/env-vars`, { token: admin, body: { key, value } });
+      expect(added.status, JSON.stringify(added.body)).toBe(201);
+    }
+    const second = await settled(project.id, await redeploy(project.id));
+    expect(second.status, second.error ?? '').toBe('ready');
+    expect((await viaEdge('needs-env.localhost')).body).toBe('key=k-123');
+  });
+
+  it("a launchbay.json that is not valid fails the deployment with each error's path, in its error and its log", async () => {
+    const { project, deploymentId } = await create('Bad Config', {
+      'index.html': '<h1>never served</h1>',
+      'launchbay.json': JSON.stringify({ port: 'eighty', outputDirectory: 42, colour: 'blue' }),
+    });
+    const failed = await settled(project.id, deploymentId);
+    expect(failed.status).toBe('failed');
+    expect(failed.error).toMatch(/^The build configuration is not valid: /);
+    for (const path of ['port', 'outputDirectory']) expect(failed.error).toContain(`${path}: `);
+    expect(failed.error).toContain('colour');
+    const log = await logOf(project.id, deploymentId);
+    expect(log).toContain('launchbay.json: port: ');
+    expect(log).toContain('launchbay.json: outputDirectory: ');
+  });
+
+  it('the start command and the preset given at create decide how the app runs', async () => {
+    // The repository's own start script would serve "from server.js": the create request's command wins.
+    const started = await create(
+      'Own Start',
+      {
+        'package.json': JSON.stringify({ name: 'own-start', scripts: { start: 'node server.js' } }),
+        'server.js': RECORDING_SERVER('from server.js'),
+        'other.js': RECORDING_SERVER('from other.js'),
+      },
+      { start_command: 'node other.js' },
+    );
+    const ready = await settled(started.project.id, started.deploymentId);
+    expect(ready.status, ready.error ?? '').toBe('ready');
+    expect((await viaEdge('own-start.localhost')).body).toBe('from other.js');
+    const stored = await api.call<{ start_command: string | null; preset: string | null }>(
+      'GET',
+      `/projects/${started.project.id}`,
+      { token: admin },
+    );
+    expect(stored.body).toMatchObject({ start_command: 'node other.js', preset: null });
+
+    // Detected, this repository is a Node server; the preset "static" serves its files instead, with no process.
+    const files = {
+      'package.json': JSON.stringify({ name: 'as-static', scripts: { start: 'node server.js' } }),
+      'server.js': RECORDING_SERVER('from the server'),
+      'index.html': '<h1>from the files</h1>',
+    };
+    const detected = await create('As Server', files);
+    expect((await settled(detected.project.id, detected.deploymentId)).status).toBe('ready');
+    expect((await viaEdge('as-server.localhost')).body).toBe('from the server');
+    const asStatic = await create('As Static', files, { preset: 'static' });
+    const staticReady = await settled(asStatic.project.id, asStatic.deploymentId);
+    expect(staticReady.status, staticReady.error ?? '').toBe('ready');
+    expect(
+      (await api.call<{ preset: string | null }>('GET', `/projects/${asStatic.project.id}`, { token: admin })).body.preset,
+    ).toBe('static');
+    expect((await viaEdge('as-static.localhost')).body).toContain('<h1>from the files</h1>');
+    expect(await logOf(asStatic.project.id, asStatic.deploymentId)).toContain('Static HTML (static site from .)');
+  });
+});
