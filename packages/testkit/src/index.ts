@@ -7,5 +7,6 @@ export * from './pebble';
 export * from './platform-process';
 export * from './port';
 export * from './smtp';
+export * from './ssh-server';
 export * from './wait';
 export * from './webhook';
