@@ -132,6 +132,17 @@ describe('deployments across platform restarts', { timeout: 240_000 }, () => {
     });
     expect(triggered.status).toBe(202);
     await waitFor(triggered.body.deployment_id, ['building']);
+    // Visitors keep asking from the power cut until the rebuilt version serves: every answer is a 200,
+    // from the old version until the switch, then from the new one.
+    const answers: string[] = [];
+    let throughCut = true;
+    const visitors = (async () => {
+      while (throughCut) {
+        const answer = await get(edgePort, 'steady.localhost').catch((error: Error) => ({ status: 0, body: error.message }));
+        answers.push(answer.status === 200 ? answer.body.replace(/\d+$/, 'N') : `${answer.status} ${answer.body}`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    })();
     platform.child.kill('SIGKILL');
     await platform.exited;
     expect((await get(edgePort, 'steady.localhost')).body).toBe(first.body); // the old version keeps serving
@@ -139,7 +150,12 @@ describe('deployments across platform restarts', { timeout: 240_000 }, () => {
     api = apiClient(platform.url);
     admin = await api.login(EMAIL, PASSWORD);
     const resumed = await waitFor(triggered.body.deployment_id, ['ready', 'failed', 'crashed']);
+    throughCut = false;
+    await visitors;
     expect(resumed.status, resumed.error ?? '').toBe('ready');
+    expect(answers.length).toBeGreaterThan(20);
+    expect(answers.filter((answer) => answer !== 'served by pid N' && answer !== 'second build, pid N')).toEqual([]);
+    expect(answers).toContain('served by pid N');
     const deployment = await api.call<{ commit_sha: string }>(
       'GET',
       `/projects/${projectId}/deployments/${triggered.body.deployment_id}`,

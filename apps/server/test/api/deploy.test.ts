@@ -119,6 +119,14 @@ describe('a git URL becomes a live app', { timeout: 180_000 }, () => {
     expect(first.status, first.error ?? '').toBe('ready');
     const page = await viaEdge('api.localhost', '/');
     expect(page.body).toContain('version one greeting=none');
+    // The pipeline ran as a job of the platform's one job runtime, in Postgres.
+    const { rows: jobRows } = await platform.ctx.pool.query<{ queue: string; status: string }>(
+      'SELECT j.queue, j.status FROM deployments d JOIN jobs j ON j.id = d.job_id WHERE d.id = $1',
+      [first.id],
+    );
+    expect(jobRows).toEqual([{ queue: 'deployments.run', status: 'succeeded' }]);
+    const firstPids = (platform.ctx.runtime.status(first.id)?.processes ?? []).flatMap((p) => (p.pid ? [p.pid] : []));
+    expect(firstPids.length).toBeGreaterThan(0);
 
     const envVar = await api.call('POST', `/projects/${project.id}/env-vars`, {
       token: admin,
@@ -136,6 +144,19 @@ describe('a git URL becomes a live app', { timeout: 180_000 }, () => {
     expect(second.commit_sha).toBe(sha);
     const after = await viaEdge('api.localhost');
     expect(after.body).toContain('version two greeting=hej');
+    // After its drain the first deployment's processes are stopped, not left running beside the second.
+    const alive = (pid: number) => {
+      try {
+        process.kill(pid, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    const drainDeadline = Date.now() + 20_000;
+    while (firstPids.some(alive) && Date.now() < drainDeadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(firstPids.filter(alive)).toEqual([]);
+    expect(platform.ctx.runtime.status(first.id)?.processes ?? []).toEqual([]);
     // The edge says who the client is; what a client claims is not passed on as if the edge said it.
     const spoofed = await fetch(`http://127.0.0.1:${edgePort()}/`, {
       headers: { host: 'api.localhost', 'x-forwarded-for': '6.6.6.6' },
