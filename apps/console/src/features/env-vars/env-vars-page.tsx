@@ -41,6 +41,7 @@ import { errorDetail } from '@/lib/api';
 import { useDocumentTitle } from '@/lib/document-title';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
 import { environmentLabel, useProjectBySlug, useTriggerPipeline } from '@/lib/project-queries';
+import { useCanManage } from '@/lib/roles';
 import { toast } from '@/lib/toast';
 import { useIsNarrow } from '@/lib/use-media-query';
 import { type EnvVar, readEnvVarValue, useCreateEnvVar, useDeleteEnvVar, useEnvVars } from './api';
@@ -121,21 +122,23 @@ function useRevealed(projectId: number) {
 
 type Revealed = ReturnType<typeof useRevealed>;
 
-function ValueCell({ envVar, revealed }: { envVar: EnvVar; revealed: Revealed }) {
+function ValueCell({ envVar, revealed, canReveal }: { envVar: EnvVar; revealed: Revealed; canReveal: boolean }) {
   const value = revealed.values.get(envVar.id);
   const shown = value !== undefined;
   return (
     <div className="flex min-w-0 items-center gap-1">
-      <Button
-        variant="ghost"
-        size="icon-sm"
-        className="size-7 shrink-0 text-muted-foreground"
-        aria-label={shown ? `Hide ${envVar.key}` : `Reveal ${envVar.key}`}
-        disabled={revealed.pending === envVar.id}
-        onClick={() => void revealed.toggle(envVar)}
-      >
-        {revealed.pending === envVar.id ? <Spinner className="size-3.5" /> : shown ? <EyeOff /> : <Eye />}
-      </Button>
+      {canReveal ? (
+        <Button
+          variant="ghost"
+          size="icon-sm"
+          className="size-7 shrink-0 text-muted-foreground"
+          aria-label={shown ? `Hide ${envVar.key}` : `Reveal ${envVar.key}`}
+          disabled={revealed.pending === envVar.id}
+          onClick={() => void revealed.toggle(envVar)}
+        >
+          {revealed.pending === envVar.id ? <Spinner className="size-3.5" /> : shown ? <EyeOff /> : <Eye />}
+        </Button>
+      ) : null}
       <code
         data-testid={`env-value-${envVar.key}`}
         className={
@@ -412,12 +415,15 @@ function EnvVarsList({
   project,
   envVars,
   revealed,
+  canManage,
   onEdit,
   onDelete,
 }: {
   project: ProjectDetail;
   envVars: EnvVar[];
   revealed: Revealed;
+  /** Readers see the keys and where they apply, never the values, and change nothing. */
+  canManage: boolean;
   onEdit: (envVar: EnvVar) => void;
   onDelete: (envVar: EnvVar) => void;
 }) {
@@ -437,11 +443,13 @@ function EnvVarsList({
                     previews={envVar.include_in_previews}
                   />
                 </div>
-                <div className="-mr-2">
-                  <RowMenu envVar={envVar} onEdit={() => onEdit(envVar)} onDelete={() => onDelete(envVar)} />
-                </div>
+                {canManage ? (
+                  <div className="-mr-2">
+                    <RowMenu envVar={envVar} onEdit={() => onEdit(envVar)} onDelete={() => onDelete(envVar)} />
+                  </div>
+                ) : null}
               </div>
-              <ValueCell envVar={envVar} revealed={revealed} />
+              <ValueCell envVar={envVar} revealed={revealed} canReveal={canManage} />
             </Card>
           </li>
         ))}
@@ -478,16 +486,20 @@ function EnvVarsList({
       id: 'value',
       header: 'Value',
       cellClassName: 'max-w-96',
-      cell: (envVar) => <ValueCell envVar={envVar} revealed={revealed} />,
+      cell: (envVar) => <ValueCell envVar={envVar} revealed={revealed} canReveal={canManage} />,
     },
-    {
-      id: 'actions',
-      header: 'Actions',
-      srOnly: true,
-      headClassName: 'w-11 pr-3 pl-0',
-      cellClassName: 'pr-3 pl-0 text-right',
-      cell: (envVar) => <RowMenu envVar={envVar} onEdit={() => onEdit(envVar)} onDelete={() => onDelete(envVar)} />,
-    },
+    ...(canManage
+      ? [
+          {
+            id: 'actions',
+            header: 'Actions',
+            srOnly: true,
+            headClassName: 'w-11 pr-3 pl-0',
+            cellClassName: 'pr-3 pl-0 text-right',
+            cell: (envVar: EnvVar) => <RowMenu envVar={envVar} onEdit={() => onEdit(envVar)} onDelete={() => onDelete(envVar)} />,
+          },
+        ]
+      : []),
   ];
   return (
     <Card className="gap-0 overflow-hidden p-0">
@@ -509,6 +521,7 @@ export default function EnvVarsPage() {
   const envVars = useEnvVars(project?.id);
   const remove = useDeleteEnvVar(project?.id ?? 0);
   const revealed = useRevealed(project?.id ?? 0);
+  const canManage = useCanManage();
   const [editing, setEditing] = useState<EnvVar | null>(null);
   const [deleting, setDeleting] = useState<EnvVar | null>(null);
   const [importText, setImportText] = useState<string | null>(null);
@@ -531,20 +544,26 @@ export default function EnvVarsPage() {
           <h2 id="env-vars-title" className="font-semibold text-lg">
             Environment Variables
           </h2>
-          <p className="text-muted-foreground text-sm">Settings and secrets the app reads from its environment.</p>
+          <p className="text-muted-foreground text-sm">
+            {canManage
+              ? 'Settings and secrets the app reads from its environment.'
+              : 'Settings and secrets the app reads from its environment. Their values are hidden from readers.'}
+          </p>
         </div>
-        <div className="flex flex-wrap gap-2">
-          <Button variant="outline" onClick={() => setImportText('')}>
-            <FileUp />
-            Import .env
-          </Button>
-          <DownloadButton project={project} envVars={list} />
-        </div>
+        {canManage ? (
+          <div className="flex flex-wrap gap-2">
+            <Button variant="outline" onClick={() => setImportText('')}>
+              <FileUp />
+              Import .env
+            </Button>
+            <DownloadButton project={project} envVars={list} />
+          </div>
+        ) : null}
       </div>
 
       {changed.length > 0 ? <RedeployBanner project={project} environmentIds={changed} onDone={() => setChanged([])} /> : null}
 
-      <AddVariableCard project={project} onChanged={markChanged} onPasteDotenv={setImportText} />
+      {canManage ? <AddVariableCard project={project} onChanged={markChanged} onPasteDotenv={setImportText} /> : null}
 
       {envVars.isPending ? (
         <Card className="gap-0 p-0">
@@ -563,16 +582,29 @@ export default function EnvVarsPage() {
         <EmptyState
           icon={<Variable />}
           title="No environment variables yet"
-          description="Add one above, or import a .env file. They reach the app at its next deployment."
+          description={
+            canManage
+              ? 'Add one above, or import a .env file. They reach the app at its next deployment.'
+              : 'This project has no environment variables.'
+          }
           action={
-            <Button variant="outline" onClick={() => setImportText('')}>
-              <FileUp />
-              Import .env
-            </Button>
+            canManage ? (
+              <Button variant="outline" onClick={() => setImportText('')}>
+                <FileUp />
+                Import .env
+              </Button>
+            ) : undefined
           }
         />
       ) : (
-        <EnvVarsList project={project} envVars={list} revealed={revealed} onEdit={setEditing} onDelete={setDeleting} />
+        <EnvVarsList
+          project={project}
+          envVars={list}
+          revealed={revealed}
+          canManage={canManage}
+          onEdit={setEditing}
+          onDelete={setDeleting}
+        />
       )}
 
       {editing ? (

@@ -1,4 +1,4 @@
-import type { ProjectDetail } from '@launchbay/contract';
+import type { CurrentUser, ProjectDetail } from '@launchbay/contract';
 import { screen, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -24,13 +24,23 @@ const envVar = (id: number, key: string, includeInPreviews: boolean): EnvVar => 
   updated_at: NOW,
 });
 
-function stubApi() {
+const currentUser = (roles: CurrentUser['roles']): CurrentUser => ({
+  id: 1,
+  username: 'someone',
+  email: 'someone@example.com',
+  avatar_url: null,
+  roles,
+  mfa_enabled: false,
+});
+
+function stubApi(roles: CurrentUser['roles']) {
   let list = [envVar(1, 'PUBLIC_API', true), envVar(2, 'PROD_SECRET', false)];
   const values: Record<string, string> = { PUBLIC_API: 'https://api.example.com', PROD_SECRET: 'do-not-leak' };
   const fetch = vi.fn(async (input: string, init?: RequestInit) => {
     const url = new URL(input, 'http://console.test');
     const method = init?.method ?? 'GET';
     const body = init?.body ? JSON.parse(String(init.body)) : undefined;
+    if (url.pathname === '/api/user/me') return Response.json(currentUser(roles));
     if (url.pathname === '/api/projects/by-slug/shop') return Response.json(PROJECT);
     if (url.pathname === '/api/projects/5/env-vars' && method === 'GET') return Response.json({ env_vars: list });
     if (url.pathname === '/api/projects/5/env-vars' && method === 'POST') {
@@ -56,8 +66,8 @@ function stubApi() {
   return { fetch, bodies };
 }
 
-async function renderPage() {
-  const api = stubApi();
+async function renderPage(roles: CurrentUser['roles'] = ['user']) {
+  const api = stubApi(roles);
   const result = renderWithProviders(
     <MemoryRouter initialEntries={['/projects/shop/settings/environment-variables']}>
       <Routes>
@@ -115,5 +125,30 @@ describe('Environment variables: Include in previews', () => {
     await vi.waitFor(() =>
       expect(within(screen.getByTestId('env-var-PUBLIC_API')).queryByText('Previews')).not.toBeInTheDocument(),
     );
+  });
+});
+
+describe('Environment variables for a reader', () => {
+  afterEach(() => vi.unstubAllGlobals());
+
+  it('lists the keys and where they apply, and offers no way to read a value or change anything', async () => {
+    const { fetch } = await renderPage(['reader']);
+    await screen.findByText('Settings and secrets the app reads from its environment. Their values are hidden from readers.');
+    const row = screen.getByTestId('env-var-PROD_SECRET');
+    expect(within(row).getByText('PROD_SECRET')).toBeInTheDocument();
+    expect(within(row).getByText('••••••••')).toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Reveal PROD_SECRET' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Actions for PROD_SECRET' })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Import \.env/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: /Download \.env/ })).not.toBeInTheDocument();
+    expect(screen.queryByRole('button', { name: 'Add' })).not.toBeInTheDocument();
+    expect(fetch.mock.calls.some(([input]) => /\/value$/.test(String(input)))).toBe(false);
+  });
+
+  it('a user gets the controls', async () => {
+    await renderPage(['user']);
+    expect(await screen.findByRole('button', { name: 'Reveal PROD_SECRET' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: 'Actions for PROD_SECRET' })).toBeInTheDocument();
+    expect(screen.getByRole('button', { name: /Import \.env/ })).toBeInTheDocument();
   });
 });

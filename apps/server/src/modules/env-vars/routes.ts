@@ -57,6 +57,8 @@ export async function envVarRoutes(app: App, ctx: AppContext) {
   app.get(
     '/projects/:id/env-vars/:key/value',
     {
+      // A value in clear is a secret: readers see that a variable exists, never what it holds.
+      config: { access: 'user' },
       schema: {
         tags: ['env-vars'],
         summary: "One variable's value in clear (for the environment given, when the key has several)",

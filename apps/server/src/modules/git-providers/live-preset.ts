@@ -37,7 +37,10 @@ export async function livePreset(
       timeoutMs: FETCH_MS,
     });
     const appDir = path.join(dir, 'src', rootDirectory);
-    if (!fs.existsSync(appDir)) throw badRequest(`The folder ${rootDirectory} does not exist on ${branch}`);
+    if (!fs.existsSync(appDir)) {
+      const message = `The folder ${rootDirectory} does not exist on ${branch}`;
+      throw badRequest(message, [{ path: 'querystring.root_directory', message }]);
+    }
     const plan = await resolveBuildPlan(appDir);
     const has = (name: string) => fs.existsSync(path.join(appDir, name));
     const base = {
@@ -73,7 +76,9 @@ export async function livePreset(
     };
   } catch (error) {
     if (error instanceof GitSourceError)
-      throw badRequest(error.message, [{ path: error.field === 'branch' ? 'branch' : 'repository', message: error.message }]);
+      throw badRequest(error.message, [
+        { path: error.field === 'branch' ? 'querystring.branch' : 'params.repository_id', message: error.message },
+      ]);
     throw error;
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
