@@ -1,5 +1,7 @@
+import fs from 'node:fs';
 import { type GitServer, startGitServer } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { detectCgroups } from '../../src/engine/runtime/process/cgroups';
 import { type Api, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
@@ -167,4 +169,80 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
     expect((await viaEdge('as-static.localhost')).body).toContain('<h1>from the files</h1>');
     expect(await logOf(asStatic.project.id, asStatic.deploymentId)).toContain('Static HTML (static site from .)');
   });
+
+  it("an environment's instances, memory and CPU limits reach its next deployment's processes", async () => {
+    const { project, deploymentId } = await create('Scaled', {
+      'package.json': JSON.stringify({ name: 'scaled', scripts: { start: 'node server.js' } }),
+      // Each copy says which port it has (in the sandbox every app is pid 2).
+      'server.js': `require('node:http').createServer((q, s) => s.end('port ' + process.env.PORT)).listen(Number(process.env.PORT), process.env.HOST);`,
+    });
+    expect((await settled(project.id, deploymentId)).status).toBe('ready');
+    const envId = project.environments[0]?.id ?? 0;
+    const settings = await api.call('PUT', `/projects/${project.id}/environments/${envId}/settings`, {
+      token: admin,
+      body: { instances: 3, memory_mb: 192, cpu_percent: 40 },
+    });
+    expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+    const second = await settled(project.id, await redeploy(project.id));
+    expect(second.status, second.error ?? '').toBe('ready');
+
+    type Container = { name: string; state: string; pid: number | null };
+    const { body } = await api.call<{ containers: Container[] }>(
+      'GET',
+      `/projects/${project.id}/environments/${envId}/containers`,
+      { token: admin },
+    );
+    expect(body.containers.map((c) => [c.name, c.state])).toEqual([
+      ['web.0', 'running'],
+      ['web.1', 'running'],
+      ['web.2', 'running'],
+    ]);
+    // The edge takes turns between the three.
+    const answers = new Set<string>();
+    for (let i = 0; i < 9; i++) answers.add((await viaEdge('scaled.localhost')).body);
+    expect(answers.size).toBe(3);
+
+    // Each process runs in a cgroup with the environment's limits, where the machine has the controllers.
+    const support = detectCgroups({ setting: 'auto' });
+    const controllers = support.kind === 'v1' ? Object.keys(support.parents) : support.kind === 'v2' ? support.controllers : [];
+    if (!controllers.includes('memory')) {
+      console.warn(`cgroup limits not checked: ${support.kind === 'none' ? support.reason : 'no memory controller'}`);
+      return;
+    }
+    for (const container of body.containers) {
+      const limits = cgroupLimits(container.pid ?? 0);
+      expect(limits.memoryBytes).toBe(192 * 1024 * 1024);
+      if (controllers.includes('cpu')) expect(limits.cpuShare).toBeCloseTo(0.4, 5);
+    }
+  });
 });
+
+/** The memory limit (bytes) and CPU share (quota / period) of the cgroups a process is in, v1 or v2. */
+function cgroupLimits(pid: number): { memoryBytes: number | null; cpuShare: number | null } {
+  const lines = fs.readFileSync(`/proc/${pid}/cgroup`, 'utf8').trim().split('\n');
+  const dirOf = (controller: string): string | null => {
+    for (const line of lines) {
+      const [, list = '', where = ''] = line.split(':');
+      if (list === '' && fs.existsSync(`/sys/fs/cgroup${where}/cgroup.controllers`)) return `/sys/fs/cgroup${where}`;
+      if (list.split(',').includes(controller)) {
+        for (const mount of [controller, list])
+          if (fs.existsSync(`/sys/fs/cgroup/${mount}${where}`)) return `/sys/fs/cgroup/${mount}${where}`;
+      }
+    }
+    return null;
+  };
+  const read = (file: string) => (fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : null);
+  const memoryDir = dirOf('memory');
+  const memory = memoryDir ? (read(`${memoryDir}/memory.max`) ?? read(`${memoryDir}/memory.limit_in_bytes`)) : null;
+  const cpuDir = dirOf('cpu');
+  let cpuShare: number | null = null;
+  const cpuMax = cpuDir ? read(`${cpuDir}/cpu.max`) : null;
+  if (cpuMax) {
+    const [quota = 'max', period = '100000'] = cpuMax.split(' ');
+    cpuShare = quota === 'max' ? null : Number(quota) / Number(period);
+  } else if (cpuDir) {
+    const quota = Number(read(`${cpuDir}/cpu.cfs_quota_us`));
+    cpuShare = quota > 0 ? quota / Number(read(`${cpuDir}/cpu.cfs_period_us`)) : null;
+  }
+  return { memoryBytes: memory === null || memory === 'max' ? null : Number(memory), cpuShare };
+}

@@ -171,7 +171,12 @@ export async function startProcesses(
   const running = await ctx.runtime.start({
     deploymentId,
     appDir,
-    processes: plan.processes.map((process) => ({ ...process, command: directScriptCommand(process.command, pkg) })),
+    // The environment's instances are copies of `web`, balanced by the edge; the other types run once each.
+    processes: plan.processes.map((process) => ({
+      ...process,
+      command: directScriptCommand(process.command, pkg),
+      ...(process.type === 'web' ? { instances: environment.instances } : {}),
+    })),
     env: { ...env, ...QUIET_NPM, NODE_ENV: 'production' },
     port: plan.port,
     limits: { memoryMb: environment.memoryMb, cpuPercent: environment.cpuPercent, pids: null },
