@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { livePresetSchema } from './git-providers';
 
 export const projectSchema = z.object({
   id: z.number().int(),
@@ -95,6 +96,17 @@ export const createProjectRequestSchema = buildSettingsSchema.extend({
     .optional(),
 });
 export type CreateProjectRequest = z.input<typeof createProjectRequestSchema>;
+
+/** POST /projects/detect: how a git URL's branch would build, read from its head commit now (before a project exists). */
+export const detectSettingsRequestSchema = z.object({
+  git_url: z.string({ error: 'Git URL is required' }).pipe(gitUrlSchema),
+  git_token: createProjectRequestSchema.shape.git_token,
+  branch: branchNameSchema,
+  root_directory: buildSettingsSchema.shape.root_directory,
+});
+export type DetectSettingsRequest = z.input<typeof detectSettingsRequestSchema>;
+export const detectedSettingsSchema = livePresetSchema.omit({ repository_id: true });
+export type DetectedSettings = z.infer<typeof detectedSettingsSchema>;
 
 export const DEPLOYMENT_STATUSES = [
   'queued',

@@ -745,6 +745,19 @@ const CASES: Record<string, Case> = {
       secrets: [GIT_TOKEN],
     }),
   },
+  'POST /api/projects/detect': {
+    action: 'projects.detect',
+    targetType: 'project',
+    prepare: async () => ({
+      path: '/projects/detect',
+      token: admin,
+      body: { git_url: repo.url, git_token: GIT_TOKEN, branch: 'main' },
+      status: 200,
+      targetId: null,
+      actorUserId: adminId,
+      secrets: [GIT_TOKEN],
+    }),
+  },
   'DELETE /api/projects/{id}': {
     action: 'projects.delete',
     targetType: 'project',

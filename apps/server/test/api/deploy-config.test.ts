@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { type GitServer, startGitServer } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { detectCgroups } from '../../src/engine/runtime/process/cgroups';
-import { type Api, apiClient } from '../helpers/api';
+import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
@@ -214,6 +214,89 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
       expect(limits.memoryBytes).toBe(192 * 1024 * 1024);
       if (controllers.includes('cpu')) expect(limits.cpuShare).toBeCloseTo(0.4, 5);
     }
+  });
+});
+
+describe('POST /projects/detect: how a git URL would build, before a project exists', { timeout: 120_000 }, () => {
+  it('answers the detected preset and commands of the branch, the root directory and what the repository decides', async () => {
+    const repo = await git.createRepo('acme/detect-me', {
+      'package.json': JSON.stringify({
+        name: 'detect-me',
+        scripts: { build: 'node build.js', start: 'node server.js' },
+        dependencies: {},
+      }),
+      'package-lock.json': JSON.stringify({ name: 'detect-me', lockfileVersion: 3, packages: {} }),
+      'server.js': RECORDING_SERVER('x'),
+      'site/index.html': '<h1>site</h1>',
+      'site/launchbay.json': JSON.stringify({ buildCommand: null, outputDirectory: '.' }),
+    });
+    const before = (await api.call<{ total: number }>('GET', '/projects', { token: admin })).body.total;
+    const detected = await api.call('POST', '/projects/detect', {
+      token: admin,
+      body: { git_url: repo.url, branch: 'main' },
+    });
+    expect(detected.status, JSON.stringify(detected.body)).toBe(200);
+    expect(detected.body).toEqual({
+      branch: 'main',
+      commit_sha: await repo.head(),
+      preset: 'node',
+      preset_name: 'Node.js',
+      install_command: 'npm ci',
+      build_command: 'npm run build',
+      start_command: 'npm run start',
+      output_directory: null,
+      port: null,
+      has_launchbay_json: false,
+      has_procfile: false,
+      errors: [],
+    });
+    const folder = await api.call<{ preset: string; has_launchbay_json: boolean; build_command: string | null }>(
+      'POST',
+      '/projects/detect',
+      { token: admin, body: { git_url: repo.url, branch: 'main', root_directory: './site/' } },
+    );
+    expect(folder.status, JSON.stringify(folder.body)).toBe(200);
+    expect(folder.body).toMatchObject({ preset: 'static', has_launchbay_json: true, build_command: null });
+    // Nothing is created by looking.
+    expect((await api.call<{ total: number }>('GET', '/projects', { token: admin })).body.total).toBe(before);
+  });
+
+  it('answers 400 naming the field, 401 without a session and 403 for a reader', async () => {
+    const repo = await git.createRepo('acme/detect-errors', { 'index.html': 'x' });
+    const cases: [Record<string, unknown>, string, RegExp][] = [
+      [{ branch: 'main' }, 'git_url', /Git URL is required/],
+      [{ git_url: repo.url, branch: '-bad' }, 'branch', /Not a valid branch name/],
+      [{ git_url: 'file:///etc', branch: 'main' }, 'git_url', /./],
+      [{ git_url: repo.url, branch: 'main', root_directory: '../up' }, 'root_directory', /./],
+      [{ git_url: repo.url, branch: 'nope' }, 'branch', /nope/],
+      [
+        { git_url: repo.url, branch: 'main', root_directory: 'missing' },
+        'root_directory',
+        /The folder missing does not exist on main/,
+      ],
+      [{ git_url: git.urlFor('acme/not-there'), branch: 'main' }, 'git_url', /does not exist/],
+      [{ git_url: 'ssh://git@127.0.0.1:22/acme/site.git', branch: 'main' }, 'git_url', /deploy key the project gets/],
+    ];
+    for (const [body, field, message] of cases) {
+      const response = await api.call<ApiError>('POST', '/projects/detect', { token: admin, body });
+      expect(response.status, JSON.stringify(body)).toBe(400);
+      expect(
+        response.body.errors?.map((e) => e.path),
+        JSON.stringify(body),
+      ).toEqual([field]);
+      expect(response.body.errors?.[0]?.message, JSON.stringify(body)).toMatch(message);
+    }
+    const body = { git_url: repo.url, branch: 'main' };
+    expect((await api.call('POST', '/projects/detect', { body })).status).toBe(401);
+    const reader = await api.userWithRole(admin, 'reader');
+    expect((await api.call('POST', '/projects/detect', { token: reader.token, body })).status).toBe(403);
+    // A user (not an admin) may not make the platform reach a loopback host, as for a create.
+    const user = await api.userWithRole(admin, 'user');
+    const asUser = await api.call<ApiError>('POST', '/projects/detect', { token: user.token, body });
+    const create = await api.call<ApiError>('POST', '/projects', { token: user.token, body: { ...body, name: 'Not Made' } });
+    expect(asUser.status).toBe(400);
+    expect(asUser.body.errors?.map((e) => e.path)).toEqual(['git_url']);
+    expect(asUser.body.detail).toBe(create.body.detail);
   });
 });
 

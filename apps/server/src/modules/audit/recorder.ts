@@ -45,6 +45,7 @@ const VERB_SEGMENTS = new Set([
   'update-token',
   'approve',
   'authorize',
+  'detect',
   'provision',
   'renew',
   'finalize',

@@ -575,7 +575,10 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
     const message = error instanceof SupersededError ? error.message : cancelled ? 'Cancelled' : (error as Error).message;
     const status: DeploymentStatus = cancelled ? 'cancelled' : crashed ? 'crashed' : 'failed';
     await transition(ctx, deploymentId, status, { error: message.slice(0, 4000) });
-    reporter.log(`${status === 'cancelled' ? 'Cancelled' : 'Failed'}: ${message}`, 'system');
+    reporter.log(
+      status === 'cancelled' ? (message === 'Cancelled' ? 'Cancelled' : `Cancelled: ${message}`) : `Failed: ${message}`,
+      'system',
+    );
     if (started) await ctx.runtime.stop(deploymentId, { graceMs: 2000 }).catch(() => undefined);
     await ctx.db.update(deployments).set({ runtime: null }).where(eq(deployments.id, deploymentId));
     const sha = (await getDeploymentCommit(ctx, deploymentId)) ?? row.requestedCommit;

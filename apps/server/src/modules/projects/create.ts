@@ -1,8 +1,21 @@
-import type { createProjectRequestSchema, ProjectDetail } from '@launchbay/contract';
+import type {
+  createProjectRequestSchema,
+  DetectedSettings,
+  detectSettingsRequestSchema,
+  ProjectDetail,
+} from '@launchbay/contract';
 import { eq } from 'drizzle-orm';
 import type { z } from 'zod';
 import type { AppContext } from '../../context';
-import { checkRemote, type GitUrl, generateDeployKey, knownHostsPath, parseGitUrl } from '../../engine/pipeline/source';
+import { detectBuildSettings, MissingFolderError } from '../../engine/pipeline/detect';
+import {
+  checkRemote,
+  GitSourceError,
+  type GitUrl,
+  generateDeployKey,
+  knownHostsPath,
+  parseGitUrl,
+} from '../../engine/pipeline/source';
 import { badRequest } from '../../lib/errors';
 import type { Principal } from '../../lib/http';
 import { lastDeployment, startDeployment } from '../deployments/service';
@@ -86,6 +99,50 @@ export async function createProject(ctx: AppContext, principal: Principal, input
     });
   }
   return project;
+}
+
+/**
+ * How a git URL's branch would build (the new-project flow shows it before anything is created):
+ * its head commit is read like a deployment reads it, with the same address checks as a create. An
+ * ssh address has no key yet (the project gets one when it is created), so it cannot be read now.
+ */
+export async function detectProjectSettings(
+  ctx: AppContext,
+  principal: Principal,
+  input: z.output<typeof detectSettingsRequestSchema>,
+): Promise<DetectedSettings> {
+  let parsed: GitUrl;
+  try {
+    parsed = parseGitUrl(input.git_url);
+  } catch (error) {
+    const message = (error as Error).message;
+    throw badRequest(message, [{ path: 'git_url', message }]);
+  }
+  if (parsed.protocol === 'ssh') {
+    const message =
+      'An ssh address is read with the deploy key the project gets when it is created: its settings are detected at its first deployment';
+    throw badRequest(message, [{ path: 'git_url', message }]);
+  }
+  const settings = await getSettings(ctx);
+  try {
+    return await detectBuildSettings({
+      url: parsed.remote,
+      token: input.git_token ?? undefined,
+      branch: input.branch,
+      rootDirectory: input.root_directory ?? '.',
+      allowPrivateNetwork: principal.roles.includes('admin') || settings.allow_private_network_targets,
+      knownHostsFile: knownHostsPath(ctx.config.dataDir),
+    });
+  } catch (error) {
+    if (error instanceof MissingFolderError) {
+      throw badRequest(error.message, [{ path: 'root_directory', message: error.message }]);
+    }
+    if (error instanceof GitSourceError) {
+      const field = FAILURE_FIELD[error.field] ?? 'git_url';
+      throw badRequest(error.message, [{ path: field, message: error.message }]);
+    }
+    throw error;
+  }
 }
 
 /**

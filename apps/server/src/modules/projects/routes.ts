@@ -2,6 +2,8 @@ import {
   automaticDeployRequestSchema,
   buildSettingsSchema,
   createProjectRequestSchema,
+  detectedSettingsSchema,
+  detectSettingsRequestSchema,
   idParamSchema,
   paginationQuerySchema,
   projectDetailSchema,
@@ -17,7 +19,7 @@ import { notFound, unauthorized } from '../../lib/errors';
 import type { App } from '../../lib/http';
 import { publishRoutes, releaseProjectDeployments } from '../deployments/service';
 import { removeProjectWebhook } from '../git-providers/service';
-import { createProject, projectDetail, renameProject } from './create';
+import { createProject, detectProjectSettings, projectDetail, renameProject } from './create';
 import { listProjects } from './list';
 import { projects } from './schema';
 import { assertKnownPreset, getProjectBySlug, getProjectRow } from './service';
@@ -68,6 +70,25 @@ export async function projectRoutes(app: App, ctx: AppContext) {
       if (!request.principal) throw unauthorized();
       const project = await createProject(ctx, request.principal, request.body);
       return reply.code(201).send(await projectDetail(ctx, project));
+    },
+  );
+
+  app.post(
+    '/projects/detect',
+    {
+      schema: {
+        tags: ['projects'],
+        summary:
+          "How a git URL's branch would build (framework, commands, port), read from its head commit now, before a project exists",
+        body: detectSettingsRequestSchema,
+        response: { 200: detectedSettingsSchema },
+      },
+      // It reads a repository with the token given and changes nothing here: no transaction to hold open meanwhile.
+      config: { transaction: false },
+    },
+    async (request) => {
+      if (!request.principal) throw unauthorized();
+      return detectProjectSettings(ctx, request.principal, request.body);
     },
   );
 
