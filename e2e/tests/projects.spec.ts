@@ -86,6 +86,11 @@ test('a project created from a git repository deploys with its variables, is ser
   await page.getByLabel('Git URL').fill(repo.url);
   await page.getByLabel(/^Access token/).fill(TOKEN);
   await expect(page.getByLabel(/^Access token/)).toHaveAttribute('type', 'password');
+  // The console reads the branch as the first deployment will: its launchbay.json decides.
+  const detected = page.getByRole('region', { name: 'Detected settings' });
+  await expect(detected).toContainText('launchbay.json', { timeout: 30_000 });
+  await expect(detected).toContainText('node build.js');
+  await expect(detected).toContainText((await repo.head()).slice(0, 7));
   await expect(page.getByLabel('Branch')).toHaveValue('main');
   await page.getByLabel('Project name').fill(name);
   await page.getByLabel('Key 1').fill('GREETING');

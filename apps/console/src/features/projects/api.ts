@@ -1,5 +1,7 @@
 import {
   type CreateProjectRequest,
+  type DetectSettingsRequest,
+  detectedSettingsSchema,
   type Environment,
   environmentSchema,
   type ProjectDetail,
@@ -33,6 +35,22 @@ export function usePresets() {
     staleTime: PRESETS_STALE_TIME,
     gcTime: PRESETS_GC_TIME,
     retry: retryServerErrors,
+  });
+}
+
+/**
+ * How a git URL's branch would build, read by the server from its head commit (POST /projects/detect).
+ * It clones: asked once per address, token, branch and folder while the form is open, and a refusal
+ * (a 400 saying what is wrong) is not asked again.
+ */
+export function useDetectedSettings(input: DetectSettingsRequest | null) {
+  return useQuery({
+    queryKey: ['projects', 'detect', input],
+    queryFn: ({ signal }) =>
+      api('/projects/detect', { method: 'POST', body: input ?? undefined, signal, response: detectedSettingsSchema }),
+    enabled: input !== null,
+    retry: retryServerErrors,
+    staleTime: 5 * 60_000,
   });
 }
 

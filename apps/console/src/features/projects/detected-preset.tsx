@@ -1,11 +1,15 @@
-import type { LivePreset } from '@launchbay/contract';
+import type { DetectedSettings, DetectSettingsRequest } from '@launchbay/contract';
+import type { UseQueryResult } from '@tanstack/react-query';
 import { FileJson, ScrollText, Sparkles, TriangleAlert } from 'lucide-react';
+import { useMemo } from 'react';
 import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Skeleton } from '@/components/ui/skeleton';
 import { errorDetail } from '@/lib/api';
 import { useLivePreset } from '@/lib/git-queries';
 import { shortSha } from '@/lib/project-queries';
+import { useDebouncedValue } from '@/lib/use-debounced-value';
+import { useDetectedSettings } from './api';
 
 function Setting({ label, value }: { label: string; value: string | number | null }) {
   return (
@@ -22,7 +26,7 @@ function Setting({ label, value }: { label: string; value: string | number | nul
   );
 }
 
-function PresetSettings({ preset }: { preset: LivePreset }) {
+function PresetSettings({ preset }: { preset: DetectedSettings }) {
   return (
     <div className="grid gap-3">
       <div className="flex flex-wrap items-center gap-2">
@@ -92,6 +96,67 @@ function PresetSettings({ preset }: { preset: LivePreset }) {
 /** What the branch would build as, read from its head commit now (GET /repositories/{id}/preset/live). */
 export function DetectedPreset({ repositoryId, branch }: { repositoryId: number; branch: string | null }) {
   const preset = useLivePreset(repositoryId, branch);
+  return <DetectedSection branch={branch} preset={preset} />;
+}
+
+/**
+ * What a git URL's branch would build as (POST /projects/detect), once the address, token, branch
+ * and folder have stopped changing for a moment. An ssh address has no deploy key before the
+ * project exists, so it is read at the first deployment instead.
+ */
+export function DetectedFromGitUrl({
+  gitUrl,
+  token,
+  branch,
+  rootDirectory,
+}: {
+  gitUrl: string;
+  token: string;
+  branch: string;
+  rootDirectory: string;
+}) {
+  // Debounced as a string: an object would be a new value at every render and never settle.
+  const settled = useDebouncedValue(
+    JSON.stringify({
+      git_url: gitUrl.trim(),
+      git_token: token.trim() || undefined,
+      branch: branch.trim(),
+      root_directory: rootDirectory.trim() || undefined,
+    }),
+    DETECT_DEBOUNCE_MS,
+  );
+  const input = useMemo(() => JSON.parse(settled) as DetectSettingsRequest & { branch: string; git_url: string }, [settled]);
+  const readable = /^https?:\/\/[^/\s]+\/\S+/.test(input.git_url) && input.branch !== '';
+  const isSsh = /^(ssh:\/\/|git\+ssh:\/\/|[\w.-]+@[\w.-]+:)/.test(gitUrl.trim());
+  const preset = useDetectedSettings(readable ? input : null);
+  if (isSsh) {
+    return (
+      <p className="rounded-lg border bg-muted/20 p-4 text-muted-foreground text-sm">
+        An ssh repository is read with the deploy key the project gets when it is created: its settings are detected at its first
+        deployment.
+      </p>
+    );
+  }
+  if (!readable) {
+    return (
+      <p className="rounded-lg border bg-muted/20 p-4 text-muted-foreground text-sm">
+        Enter the repository's address and branch to see how it would build.
+      </p>
+    );
+  }
+  return <DetectedSection branch={input.branch} preset={preset} />;
+}
+
+/** How long the new-project form waits after the last keystroke before it reads the repository (a clone). */
+const DETECT_DEBOUNCE_MS = 700;
+
+function DetectedSection<Settings extends DetectedSettings>({
+  branch,
+  preset,
+}: {
+  branch: string | null;
+  preset: UseQueryResult<Settings, unknown>;
+}) {
   return (
     <section aria-labelledby="detected-settings-title" className="grid gap-3 rounded-lg border bg-muted/20 p-4">
       <div className="flex flex-wrap items-baseline justify-between gap-2">

@@ -163,3 +163,75 @@ describe('mergeEnvRows', () => {
     });
   });
 });
+
+describe('NewProjectForm detected settings', () => {
+  const detected = {
+    branch: 'main',
+    commit_sha: '0123456789abcdef0123456789abcdef01234567',
+    preset: 'vite',
+    preset_name: 'Vite',
+    install_command: 'npm ci',
+    build_command: 'npm run build',
+    start_command: null,
+    output_directory: 'dist',
+    port: null,
+    has_launchbay_json: false,
+    has_procfile: false,
+    errors: [],
+  };
+
+  function stubDetect(answer: (body: Record<string, unknown>) => Response) {
+    const fetch = vi.fn(async (input: string, init?: RequestInit) => {
+      if (input === '/api/projects/detect' && init?.method === 'POST') return answer(JSON.parse(String(init.body)));
+      return Response.json({ detail: `Unexpected call ${input}` }, { status: 404 });
+    });
+    vi.stubGlobal('fetch', fetch);
+    return fetch;
+  }
+
+  it('reads the branch once the address stops changing, with the token, and shows the framework and commands', async () => {
+    const fetch = stubDetect(() => Response.json(detected));
+    const { user } = renderForm();
+    expect(screen.getByText("Enter the repository's address and branch to see how it would build.")).toBeInTheDocument();
+    await user.type(screen.getByLabelText('Git URL'), 'https://git.example.com/acme/site.git');
+    await user.type(screen.getByLabelText(/^Access token/), 'secret-token');
+    const section = await screen.findByRole('region', { name: 'Detected settings' });
+    expect(await within(section).findByText('Vite')).toBeInTheDocument();
+    expect(within(section).getByText('npm run build')).toBeInTheDocument();
+    expect(within(section).getByText('dist')).toBeInTheDocument();
+    expect(within(section).getByText('0123456')).toBeInTheDocument();
+    // Asked once, after typing stopped: not for every keystroke.
+    const calls = fetch.mock.calls.filter(([input]) => input === '/api/projects/detect');
+    expect(calls).toHaveLength(1);
+    expect(JSON.parse(String(calls[0]?.[1]?.body))).toEqual({
+      git_url: 'https://git.example.com/acme/site.git',
+      git_token: 'secret-token',
+      branch: 'main',
+    });
+    vi.unstubAllGlobals();
+  });
+
+  it('shows why the repository cannot be read, and says an ssh address is read at the first deployment', async () => {
+    stubDetect(() =>
+      Response.json(
+        {
+          detail: 'The repository https://git.example.com/acme/gone.git does not exist, or the credentials given cannot see it',
+          errors: [{ path: 'git_url', message: 'x' }],
+        },
+        { status: 400 },
+      ),
+    );
+    const { user } = renderForm();
+    await user.type(screen.getByLabelText('Git URL'), 'https://git.example.com/acme/gone.git');
+    const section = await screen.findByRole('region', { name: 'Detected settings' });
+    expect(await within(section).findByRole('alert')).toHaveTextContent(
+      'Could not read main: The repository https://git.example.com/acme/gone.git does not exist, or the credentials given cannot see it',
+    );
+    await user.clear(screen.getByLabelText('Git URL'));
+    await user.type(screen.getByLabelText('Git URL'), 'git@git.example.com:acme/site.git');
+    expect(
+      await screen.findByText(/An ssh repository is read with the deploy key the project gets when it is created/),
+    ).toBeInTheDocument();
+    vi.unstubAllGlobals();
+  });
+});

@@ -13,6 +13,7 @@ import { errorDetail, isApiError } from '@/lib/api';
 import { toast } from '@/lib/toast';
 import type { Preset } from './api';
 import { BuildSettingsFields, LaunchbayJsonNote } from './build-settings-fields';
+import { DetectedFromGitUrl } from './detected-preset';
 import { DeployActions, Section } from './new-project-parts';
 import {
   EMPTY_NEW_PROJECT,
@@ -240,6 +241,12 @@ export function NewProjectForm({
           description="Launchbay detects the framework and its commands. Override them only where it guesses wrong."
         >
           <div className="grid gap-5">
+            <DetectedFromGitUrl
+              gitUrl={gitUrl ?? ''}
+              token={watch('git_token') ?? ''}
+              branch={watch('branch') ?? ''}
+              rootDirectory={watch('root_directory') ?? ''}
+            />
             <LaunchbayJsonNote />
             <BuildSettingsFields
               idPrefix="project"
