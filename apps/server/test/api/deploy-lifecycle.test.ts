@@ -8,6 +8,7 @@ import { type GitServer, startGitServer, startWebhookReceiver, type WebhookRecei
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { enqueue } from '../../src/jobs';
 import { deploymentLogRetention } from '../../src/modules/deployments/jobs';
+import { buildCacheDir } from '../../src/modules/deployments/pipeline';
 import { type Api, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
@@ -624,7 +625,7 @@ http.createServer((req, res) => res.end(${JSON.stringify(label)} + ' ms@' + vers
       // Third: another version in the lockfile misses the cache and installs again.
       await repo.commit({ ...older, 'server.js': server('three') }, 'Older ms');
       const thirdId = await trigger(project.id);
-      await live(project.id, thirdId);
+      const third = await live(project.id, thirdId);
       expect((await viaEdge(host)).body).toBe('three ms@2.1.2 172800000');
       const thirdSteps = await stepsOf(project.id, thirdId);
       expect(step(thirdSteps, 'restore cache')).toMatchObject({ status: 'succeeded', detail: 'nothing cached' });
@@ -633,6 +634,12 @@ http.createServer((req, res) => res.end(${JSON.stringify(label)} + ' ms@' + vers
       const thirdLog = await logOf(project.id, thirdId, 'build');
       expect(thirdLog).toContain('No cached dependencies for this lockfile');
       expect(thirdLog).toContain('$ npm ci');
+      // The cache keeps the new lockfile's dependencies only: the older key's copy is pruned.
+      const firstKey = /Dependencies restored from the cache \(([0-9a-f]{12})\)/.exec(secondLog)?.[1] ?? '';
+      const depsDir = path.join(buildCacheDir(platform.dataDir, project.id, third.environment_id), 'deps');
+      const kept = fs.readdirSync(depsDir);
+      expect(kept).toHaveLength(1);
+      expect(kept[0]?.startsWith(firstKey)).toBe(false);
     });
   });
 });

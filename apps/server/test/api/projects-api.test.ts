@@ -1591,10 +1591,20 @@ describe('deployment actions: cancel, pause, resume, rollback', () => {
       };
       const older = await deploy();
       expect((await getDeployment(p.id, older.id)).build_kept).toBe(true);
+      // Files beside the builds that the platform did not make: pruning never touches them.
+      const strays = [
+        path.join(platform.dataDir, 'deployments', 'operator-notes.txt'),
+        path.join(platform.dataDir, 'deployments', `${older.id}-copy`, 'kept.txt'),
+      ];
+      for (const stray of strays) {
+        fs.mkdirSync(path.dirname(stray), { recursive: true });
+        fs.writeFileSync(stray, 'not made by the platform');
+      }
       const newer = await deploy();
       const pruned = await getDeployment(p.id, older.id);
       expect(pruned).toMatchObject({ status: 'ready', is_current: false, build_kept: false });
       expect(fs.existsSync(path.join(platform.dataDir, 'deployments', String(older.id)))).toBe(false);
+      for (const stray of strays) expect(fs.readFileSync(stray, 'utf8')).toBe('not made by the platform');
       expect(await getDeployment(p.id, newer.id)).toMatchObject({ is_current: true, build_kept: true });
 
       const refused = await action(p.id, older.id, 'rollback');
