@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+import { settledDeployment } from '../helpers/projects';
 
 /**
  * What a build is held to and what it reports: its commands run under a time limit
@@ -19,6 +20,8 @@ let platform: TestPlatform;
 let api: Api;
 let admin: string;
 let git: GitServer;
+
+const settledOf = (projectId: number, deploymentId: number) => settledDeployment<Deployment>(api, admin, projectId, deploymentId);
 
 beforeAll(async () => {
   git = await startGitServer();
@@ -40,16 +43,6 @@ async function deploy(name: string, files: Record<string, string>): Promise<{ pr
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const last = await api.call<Deployment>('GET', `/projects/${created.body.id}/last-deployment`, { token: admin });
   return { projectId: created.body.id, deploymentId: last.body.id };
-}
-
-async function settled(projectId: number, deploymentId: number): Promise<Deployment> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const { body } = await api.call<Deployment>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token: admin });
-    if (!['queued', 'building', 'deploying'].includes(body.status)) return body;
-    if (Date.now() > deadline) throw new Error(`deployment ${deploymentId} is still ${body.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 async function logOf(projectId: number, deploymentId: number): Promise<string> {
@@ -79,7 +72,7 @@ describe('build limits', { timeout: 120_000 }, () => {
       ].join('\n'),
     });
     const started = Date.now();
-    const failed = await settled(projectId, deploymentId);
+    const failed = await settledOf(projectId, deploymentId);
     const tookMs = Date.now() - started;
     expect(failed.status).toBe('failed');
     expect(failed.error).toBe(`node build.js did not finish within ${LIMIT_SECONDS} s (the build time limit)`);
@@ -112,7 +105,7 @@ describe('build limits', { timeout: 120_000 }, () => {
       ].join('\n'),
       'notes.txt': 'y'.repeat(50_000),
     });
-    const ready = await settled(projectId, deploymentId);
+    const ready = await settledOf(projectId, deploymentId);
     expect(ready.status, ready.error ?? '').toBe('ready');
     expect(ready.artifact_bytes).toBe(128_456);
     expect(await logOf(projectId, deploymentId)).toContain('Build output: 0.1 MB');

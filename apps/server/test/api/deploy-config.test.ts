@@ -5,6 +5,7 @@ import { detectCgroups } from '../../src/engine/runtime/process/cgroups';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+import { settledDeployment } from '../helpers/projects';
 
 /**
  * What a repository's own configuration and the create request's settings do to a real
@@ -19,6 +20,8 @@ let platform: TestPlatform;
 let api: Api;
 let admin: string;
 let git: GitServer;
+
+const settledOf = (projectId: number, deploymentId: number) => settledDeployment<Deployment>(api, admin, projectId, deploymentId);
 
 beforeAll(async () => {
   git = await startGitServer();
@@ -42,16 +45,6 @@ async function create(name: string, files: Record<string, string>, extra: Record
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   const last = await api.call<Deployment>('GET', `/projects/${created.body.id}/last-deployment`, { token: admin });
   return { repo, project: created.body, deploymentId: last.body.id };
-}
-
-async function settled(projectId: number, deploymentId: number): Promise<Deployment> {
-  const deadline = Date.now() + 120_000;
-  for (;;) {
-    const { body } = await api.call<Deployment>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token: admin });
-    if (!['queued', 'building', 'deploying'].includes(body.status)) return body;
-    if (Date.now() > deadline) throw new Error(`deployment ${deploymentId} is still ${body.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
 }
 
 const logOf = async (projectId: number, deploymentId: number) =>
@@ -84,7 +77,7 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
       'server.js': RECORDING_SERVER('healthy'),
       'launchbay.json': JSON.stringify({ healthCheckPath: '/healthz' }),
     });
-    const ready = await settled(project.id, deploymentId);
+    const ready = await settledOf(project.id, deploymentId);
     expect(ready.status, ready.error ?? '').toBe('ready');
     const asked = JSON.parse((await viaEdge('health-path.localhost', '/asked')).body) as string[];
     // Before any visitor: the health check's requests, all on its path.
@@ -98,7 +91,7 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
       'server.js': `require('node:http').createServer((q, s) => s.end('key=' + process.env.API_KEY)).listen(Number(process.env.PORT), process.env.HOST);`,
       'launchbay.json': JSON.stringify({ requiredEnv: ['API_KEY', 'REGION'] }),
     });
-    const failed = await settled(project.id, deploymentId);
+    const failed = await settledOf(project.id, deploymentId);
     expect(failed.status).toBe('failed');
     expect(failed.error).toBe('Missing environment variables the app requires: API_KEY, REGION');
     expect((await viaEdge('needs-env.localhost')).status).not.toBe(200);
@@ -110,7 +103,7 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
       const added = await api.call('POST', `/projects/${project.id}/env-vars`, { token: admin, body: { key, value } });
       expect(added.status, JSON.stringify(added.body)).toBe(201);
     }
-    const second = await settled(project.id, await redeploy(project.id));
+    const second = await settledOf(project.id, await redeploy(project.id));
     expect(second.status, second.error ?? '').toBe('ready');
     expect((await viaEdge('needs-env.localhost')).body).toBe('key=k-123');
   });
@@ -120,7 +113,7 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
       'index.html': '<h1>never served</h1>',
       'launchbay.json': JSON.stringify({ port: 'eighty', outputDirectory: 42, colour: 'blue' }),
     });
-    const failed = await settled(project.id, deploymentId);
+    const failed = await settledOf(project.id, deploymentId);
     expect(failed.status).toBe('failed');
     expect(failed.error).toMatch(/^The build configuration is not valid: /);
     for (const path of ['port', 'outputDirectory']) expect(failed.error).toContain(`${path}: `);
@@ -141,7 +134,7 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
       },
       { start_command: 'node other.js' },
     );
-    const ready = await settled(started.project.id, started.deploymentId);
+    const ready = await settledOf(started.project.id, started.deploymentId);
     expect(ready.status, ready.error ?? '').toBe('ready');
     expect((await viaEdge('own-start.localhost')).body).toBe('from other.js');
     const stored = await api.call<{ start_command: string | null; preset: string | null }>(
@@ -158,10 +151,10 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
       'index.html': '<h1>from the files</h1>',
     };
     const detected = await create('As Server', files);
-    expect((await settled(detected.project.id, detected.deploymentId)).status).toBe('ready');
+    expect((await settledOf(detected.project.id, detected.deploymentId)).status).toBe('ready');
     expect((await viaEdge('as-server.localhost')).body).toBe('from the server');
     const asStatic = await create('As Static', files, { preset: 'static' });
-    const staticReady = await settled(asStatic.project.id, asStatic.deploymentId);
+    const staticReady = await settledOf(asStatic.project.id, asStatic.deploymentId);
     expect(staticReady.status, staticReady.error ?? '').toBe('ready');
     expect(
       (await api.call<{ preset: string | null }>('GET', `/projects/${asStatic.project.id}`, { token: admin })).body.preset,
@@ -176,14 +169,14 @@ describe('build configuration in a real deployment', { timeout: 180_000 }, () =>
       // Each copy says which port it has (in the sandbox every app is pid 2).
       'server.js': `require('node:http').createServer((q, s) => s.end('port ' + process.env.PORT)).listen(Number(process.env.PORT), process.env.HOST);`,
     });
-    expect((await settled(project.id, deploymentId)).status).toBe('ready');
+    expect((await settledOf(project.id, deploymentId)).status).toBe('ready');
     const envId = project.environments[0]?.id ?? 0;
     const settings = await api.call('PUT', `/projects/${project.id}/environments/${envId}/settings`, {
       token: admin,
       body: { instances: 3, memory_mb: 192, cpu_percent: 40 },
     });
     expect(settings.status, JSON.stringify(settings.body)).toBe(200);
-    const second = await settled(project.id, await redeploy(project.id));
+    const second = await settledOf(project.id, await redeploy(project.id));
     expect(second.status, second.error ?? '').toBe('ready');
 
     type Container = { name: string; state: string; pid: number | null };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+import { settledDeployment } from '../helpers/projects';
 
 /**
  * A project from an ssh:// repository, against a real OpenSSH server: the platform makes the
@@ -28,6 +29,8 @@ let api: Api;
 let admin: string;
 let git: GitServer;
 let ssh: SshServer;
+
+const settledOf = (projectId: number, deploymentId: number) => settledDeployment<Deployment>(api, admin, projectId, deploymentId);
 
 beforeAll(async () => {
   if (!hasSshd) return;
@@ -95,7 +98,7 @@ describe.skipIf(!hasSshd)('a project from an ssh repository', { timeout: 120_000
       body: {},
     });
     expect(refused.status).toBe(202);
-    const failed = await settled(created.body.id, refused.body.deployment_id);
+    const failed = await settledOf(created.body.id, refused.body.deployment_id);
     expect(failed.status).toBe('failed');
     expect(failed.error).toBe(
       "Authentication failed: 127.0.0.1 refused the deploy key (add its public key to the repository's deploy keys)",
@@ -107,7 +110,7 @@ describe.skipIf(!hasSshd)('a project from an ssh repository', { timeout: 120_000
       token: admin,
       body: {},
     });
-    const ready = await settled(created.body.id, triggered.body.deployment_id);
+    const ready = await settledOf(created.body.id, triggered.body.deployment_id);
     expect(ready.status, ready.error ?? '').toBe('ready');
     expect(ready.commit_sha).toBe(await repo.head());
     const served = await getThroughEdge(platform.ctx.edge.port(), `${created.body.slug}.localhost`);
@@ -117,13 +120,3 @@ describe.skipIf(!hasSshd)('a project from an ssh repository', { timeout: 120_000
     expect(knownHosts).toContain(ssh.hostKey);
   });
 });
-
-async function settled(projectId: number, deploymentId: number): Promise<Deployment> {
-  const deadline = Date.now() + 90_000;
-  for (;;) {
-    const { body } = await api.call<Deployment>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token: admin });
-    if (!['queued', 'building', 'deploying'].includes(body.status)) return body;
-    if (Date.now() > deadline) throw new Error(`deployment ${deploymentId} is still ${body.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-}

@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type pg from 'pg';
+import type { Api } from './api';
 
 /**
  * A project with its environments, written straight into the database: for tests of the areas
@@ -170,5 +171,25 @@ export async function insertSteps(
       'INSERT INTO deployment_steps (deployment_id, name, status, detail, started_at, finished_at) VALUES ($1, $2, $3, $4, $5, $6)',
       [deploymentId, step.name, step.status, step.detail ?? null, started, step.done ? new Date() : null],
     );
+  }
+}
+
+/**
+ * Polls a deployment through the API until it has settled (no longer queued, building or deploying);
+ * throws with its status after `timeoutMs`.
+ */
+export async function settledDeployment<T extends { status: string }>(
+  api: Api,
+  token: string,
+  projectId: number,
+  deploymentId: number,
+  timeoutMs = 120_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const { body } = await api.call<T>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token });
+    if (!['queued', 'building', 'deploying'].includes(body.status)) return body;
+    if (Date.now() > deadline) throw new Error(`deployment ${deploymentId} is still ${body.status}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
   }
 }

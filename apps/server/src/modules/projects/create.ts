@@ -52,13 +52,7 @@ export async function createProject(ctx: AppContext, principal: Principal, input
     return createRepositoryProject(ctx, principal, input, input.repository_id);
   }
   if (input.git_url === undefined) return createPushProject(ctx, input);
-  let parsed: GitUrl;
-  try {
-    parsed = parseGitUrl(input.git_url);
-  } catch (error) {
-    const message = (error as Error).message;
-    throw badRequest(message, [{ path: 'git_url', message }]);
-  }
+  const parsed = parseGitUrlField(input.git_url);
   const isAdmin = principal.roles.includes('admin');
   const settings = await getSettings(ctx);
   const isSsh = parsed.protocol === 'ssh';
@@ -101,6 +95,16 @@ export async function createProject(ctx: AppContext, principal: Principal, input
   return project;
 }
 
+/** The `git_url` field parsed, or a 400 naming it with why it is not one the platform reads. */
+function parseGitUrlField(gitUrl: string): GitUrl {
+  try {
+    return parseGitUrl(gitUrl);
+  } catch (error) {
+    const message = (error as Error).message;
+    throw badRequest(message, [{ path: 'git_url', message }]);
+  }
+}
+
 /**
  * How a git URL's branch would build (the new-project flow shows it before anything is created):
  * its head commit is read like a deployment reads it, with the same address checks as a create. An
@@ -111,13 +115,7 @@ export async function detectProjectSettings(
   principal: Principal,
   input: z.output<typeof detectSettingsRequestSchema>,
 ): Promise<DetectedSettings> {
-  let parsed: GitUrl;
-  try {
-    parsed = parseGitUrl(input.git_url);
-  } catch (error) {
-    const message = (error as Error).message;
-    throw badRequest(message, [{ path: 'git_url', message }]);
-  }
+  const parsed = parseGitUrlField(input.git_url);
   if (parsed.protocol === 'ssh') {
     const message =
       'An ssh address is read with the deploy key the project gets when it is created: its settings are detected at its first deployment';
