@@ -36,14 +36,14 @@ function Breadcrumbs() {
           return (
             <Fragment key={crumb.to}>
               {index > 0 ? (
-                <li aria-hidden="true" className={cn(!last && index < crumbs.length - 2 && 'hidden sm:block')}>
+                <li aria-hidden="true" className={cn(!last && 'hidden sm:block')}>
                   <ChevronRight className="size-3.5" />
                 </li>
               ) : null}
               <li
                 className={cn(
                   'min-w-0',
-                  // On small screens keep only the last two crumbs.
+                  // On small screens keep only the last two crumbs (and the chevron between them).
                   index < crumbs.length - 2 && 'hidden sm:block',
                 )}
               >

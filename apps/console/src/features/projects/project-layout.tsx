@@ -54,12 +54,16 @@ function ProjectHeader({ project }: { project: ProjectDetail }) {
             </span>
             {repository ? (
               <>
-                <span aria-hidden="true">·</span>
+                <span aria-hidden="true" className="hidden sm:inline">
+                  ·
+                </span>
                 <span className="inline-flex min-w-0 items-center gap-1">
                   {isGithub ? <Github className="size-3.5 shrink-0" /> : null}
                   <span className="truncate">{repository}</span>
                 </span>
-                <span aria-hidden="true">·</span>
+                <span aria-hidden="true" className="hidden sm:inline">
+                  ·
+                </span>
                 <span className="inline-flex items-center gap-1">
                   <GitBranch className="size-3.5 shrink-0" />
                   <span className="font-mono">{project.branch}</span>

@@ -1,4 +1,6 @@
+import { useRef } from 'react';
 import { NavLink, Outlet } from 'react-router';
+import { useCurrentLinkInView } from '@/components/layout/sub-nav';
 import { cn } from '@/lib/utils';
 import { projectBase, useRouteProject } from './model';
 
@@ -15,9 +17,11 @@ const SECTIONS = [
 export default function ProjectSettingsLayout() {
   const { slug } = useRouteProject();
   const base = `${projectBase(slug)}/settings`;
+  const row = useRef<HTMLElement>(null);
+  useCurrentLinkInView(row);
   return (
     <div className="mx-auto grid w-full max-w-6xl flex-1 grid-cols-[minmax(0,1fr)] content-start gap-6 px-4 py-6 sm:px-6 lg:grid-cols-[12rem_minmax(0,1fr)] lg:gap-10 lg:px-8">
-      <nav aria-label="Project settings" className="-mx-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
+      <nav ref={row} aria-label="Project settings" className="-mx-4 overflow-x-auto px-4 sm:mx-0 sm:px-0">
         <ul className="flex min-w-max gap-1 lg:min-w-0 lg:flex-col">
           {SECTIONS.map((section) => (
             <li key={section.path}>
