@@ -27,6 +27,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Deployment, ProjectDetail } from '@launchbay/contract';
 import {
+  freePort,
   type GitServer,
   type PlatformProcess,
   spawnPlatformProcess,
@@ -919,6 +920,78 @@ function memoryRow(name: string, m: Awaited<ReturnType<typeof runtimeMemory>>): 
   };
 }
 
+/**
+ * What a new user waits for: `npm start` (its build of the console, server and edge included) on a new
+ * data folder, the first sign-in answering, a project created from a git URL, and its Node app
+ * answering through the edge. The README promises under a minute, without Docker.
+ */
+async function benchFirstApp() {
+  console.log('From npm start to a first app live...');
+  const dataDir = tempDir('lb-bench-first-');
+  const [port, proxyPort] = [await freePort(), await freePort()];
+  const git = await startGitServer({ token: GIT_TOKEN });
+  const repo = await git.createRepo('bench/first', { 'package.json': NODE_PACKAGE_JSON, 'server.js': nodeServerJs('first-app') });
+  const t0 = performance.now();
+  const child = spawn('npm', ['start'], {
+    cwd: process.cwd(),
+    detached: true, // its own process group: npm, the build and the platform are stopped together
+    stdio: ['ignore', 'ignore', 'pipe'],
+    env: {
+      ...process.env,
+      DATA_DIR: dataDir,
+      PORT: String(port),
+      PROXY_PORT: String(proxyPort),
+      PROXY_TLS_PORT: '0',
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+    },
+  });
+  let stderr = '';
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const url = `http://127.0.0.1:${port}`;
+  try {
+    const token = await waitUntil(
+      async () => {
+        if (child.exitCode !== null) throw new Error(`npm start exited (${child.exitCode}): ${stderr}`);
+        return login(url);
+      },
+      'npm start to sign in',
+      300_000,
+      50,
+    );
+    const signedInMs = performance.now() - t0;
+    const created = await fetch(`${url}/api/projects`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'First App', git_url: repo.url, git_token: GIT_TOKEN, branch: 'main' }),
+    });
+    if (created.status !== 201) throw new Error(`creating the first app: ${created.status} ${await created.text()}`);
+    const project = (await created.json()) as ProjectDetail;
+    const live = await untilServed(proxyPort, `${project.slug}.localhost`, 'first-app');
+    const totalMs = live.at - t0;
+    console.log(
+      `  the first app answered ${(totalMs / 1000).toFixed(1)} s after npm start (signed in after ${(signedInMs / 1000).toFixed(1)} s)`,
+    );
+    await fetch(`${url}/api/projects/${project.id}`, { method: 'DELETE', headers: { authorization: `Bearer ${token}` } });
+    return { totalMs, signedInMs, firstDeployMs: totalMs - signedInMs };
+  } finally {
+    try {
+      if (child.pid) process.kill(-child.pid, 'SIGTERM');
+    } catch {
+      // already gone
+    }
+    await new Promise((resolve) => (child.exitCode !== null ? resolve(null) : child.once('exit', resolve)));
+    // The edge outlives the control plane by design: it goes with the data folder here.
+    const edge = readEdgeState(edgePaths(dataDir).state);
+    if (edge && isSameProcessAlive(edge.pid, edge.processStart)) process.kill(edge.pid, 'SIGTERM');
+    await git.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
 async function main() {
   if (!fs.existsSync(MAIN)) throw new Error('Build first: npm run build');
   const began = performance.now();
@@ -930,6 +1003,8 @@ async function main() {
     loadAverageAtStart: os.loadavg(),
   };
 
+  const firstApp = await benchFirstApp();
+  results.firstApp = firstApp;
   const push = await benchPushToLive();
   results.pushToLive = push;
   const builds = await benchBuilds();
@@ -955,6 +1030,12 @@ async function main() {
 
   const v = builds.vite;
   const rows: Row[] = [
+    {
+      name: 'npm start (build included) to a first app live',
+      value: `${fmtS(firstApp.totalMs)} (signed in after ${fmtS(firstApp.signedInMs)}, app live ${fmtS(firstApp.firstDeployMs)} after its creation)`,
+      target: '< 60 s',
+      pass: firstApp.totalMs < 60_000,
+    },
     {
       name: `push to live, static site (median of ${PUSHES})`,
       value: fmtS(push.static.medianMs),
