@@ -104,6 +104,37 @@ describe('NewProjectForm validation', () => {
     });
   });
 
+  it('sends every build setting overridden: preset, install, build and start commands, output folder, port, root directory', async () => {
+    // Radix Select asks the pointer and scrolls its items: jsdom has neither.
+    Element.prototype.hasPointerCapture ??= () => false;
+    Element.prototype.scrollIntoView ??= () => undefined;
+    const { user, onSubmit } = renderForm();
+    await user.type(screen.getByLabelText('Git URL'), 'https://git.example.com/acme/shop.git');
+    await user.click(screen.getByRole('combobox', { name: 'Framework preset' }));
+    await user.click(await screen.findByRole('option', { name: 'Static site' }));
+    expect(screen.getByText('Static site: a static site served from its output folder.')).toBeInTheDocument();
+    await user.type(screen.getByLabelText(/^Install command/), 'pnpm install --frozen-lockfile');
+    await user.type(screen.getByLabelText(/^Build command/), 'pnpm build');
+    await user.type(screen.getByLabelText(/^Start command/), 'pnpm serve');
+    await user.type(screen.getByLabelText(/^Output directory/), 'public');
+    await user.type(screen.getByLabelText(/^Port/), '4321');
+    await user.type(screen.getByLabelText(/^Root directory/), 'apps/web');
+    await user.click(deploy());
+    await vi.waitFor(() => expect(onSubmit).toHaveBeenCalledTimes(1));
+    expect(onSubmit).toHaveBeenCalledWith({
+      name: 'shop',
+      git_url: 'https://git.example.com/acme/shop.git',
+      branch: 'main',
+      root_directory: 'apps/web',
+      preset: 'static',
+      install_command: 'pnpm install --frozen-lockfile',
+      build_command: 'pnpm build',
+      start_command: 'pnpm serve',
+      output_directory: 'public',
+      port: 4321,
+    });
+  });
+
   it('fills the rows from a pasted .env and says how many were added and updated', async () => {
     const { user } = renderForm();
     await user.type(screen.getByLabelText('Key 1'), 'A');
