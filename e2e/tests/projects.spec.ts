@@ -238,12 +238,16 @@ test("the new-project form shows the repository check's reasons under the fields
   const tokenField = page.getByLabel(/^Access token/);
   await expect(tokenField).toHaveAttribute('aria-invalid', 'true');
   const form = page.getByRole('main').locator('form');
-  await expect(form.getByRole('alert').filter({ hasText: 'refused the access token' })).toBeVisible();
+  // Under the field, and in the detected settings, which could not read the branch either.
+  await expect(form.getByRole('alert').filter({ hasText: /^Authentication failed: .* refused the access token/ })).toBeVisible();
+  await expect(page.getByRole('region', { name: 'Detected settings' }).getByRole('alert')).toContainText(
+    'Could not read main: Authentication failed',
+  );
 
   await tokenField.fill(TOKEN);
   await page.getByLabel('Branch').fill('does-not-exist');
   await page.getByRole('button', { name: 'Deploy', exact: true }).click();
-  await expect(form.getByRole('alert').filter({ hasText: 'The branch "does-not-exist" does not exist' })).toBeVisible();
+  await expect(form.getByRole('alert').filter({ hasText: /^The branch "does-not-exist" does not exist/ })).toBeVisible();
   await expect(page).toHaveURL(/\/projects\/new$/);
 
   const projects = (await (await platform.adminApi.get('/api/projects?per_page=100')).json()) as { projects: { name: string }[] };
