@@ -1,4 +1,10 @@
-import { type Environment, PLATFORM_SETTINGS_DEFAULTS, type PlatformSettings, type ProjectDetail } from '@launchbay/contract';
+import {
+  type CurrentUser,
+  type Environment,
+  PLATFORM_SETTINGS_DEFAULTS,
+  type PlatformSettings,
+  type ProjectDetail,
+} from '@launchbay/contract';
 
 const NOW = new Date().toISOString();
 
@@ -62,4 +68,9 @@ export function platformSettings(overrides: Partial<PlatformSettings> = {}): Pla
     kept_builds_per_environment: 7,
     ...overrides,
   };
+}
+
+/** The signed-in user of a component test (GET /api/user/me), with these roles. */
+export function currentUser(roles: CurrentUser['roles']): CurrentUser {
+  return { id: 1, username: 'someone', email: 'someone@example.com', avatar_url: null, roles, mfa_enabled: false };
 }

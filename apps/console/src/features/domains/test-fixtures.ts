@@ -1,5 +1,6 @@
 import type { CurrentUser, Domain, DomainOrder } from '@launchbay/contract';
 import { vi } from 'vitest';
+import { currentUser } from '@/test/fixtures';
 
 const DAY_MS = 86_400_000;
 const NOW = Date.now();
@@ -90,15 +91,8 @@ export function wildcardFixture(overrides: Partial<Domain> = {}): Domain {
   });
 }
 
-export const user = (roles: CurrentUser['roles']): CurrentUser =>
-  ({
-    id: 1,
-    username: 'someone',
-    email: 'someone@example.com',
-    avatar_url: null,
-    roles,
-    mfa_enabled: false,
-  }) as CurrentUser;
+/** The signed-in user, with these roles (the shared fixture). */
+export const user = currentUser;
 
 type Call = { method: string; path: string; body: unknown };
 type Handler = (call: Call) => Response | Promise<Response> | undefined;

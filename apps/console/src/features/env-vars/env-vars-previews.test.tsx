@@ -3,7 +3,7 @@ import { screen, within } from '@testing-library/react';
 import { MemoryRouter, Route, Routes } from 'react-router';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { toast } from '@/lib/toast';
-import { providerProject } from '@/test/fixtures';
+import { currentUser, providerProject } from '@/test/fixtures';
 import { renderWithProviders } from '@/test/render';
 import type { EnvVar } from './api';
 import EnvVarsPage from './env-vars-page';
@@ -22,15 +22,6 @@ const envVar = (id: number, key: string, includeInPreviews: boolean): EnvVar => 
   include_in_previews: includeInPreviews,
   created_at: NOW,
   updated_at: NOW,
-});
-
-const currentUser = (roles: CurrentUser['roles']): CurrentUser => ({
-  id: 1,
-  username: 'someone',
-  email: 'someone@example.com',
-  avatar_url: null,
-  roles,
-  mfa_enabled: false,
 });
 
 function stubApi(roles: CurrentUser['roles']) {
