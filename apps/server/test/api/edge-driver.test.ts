@@ -7,7 +7,7 @@ import { edgePaths, readEdgeState } from '@launchbay/edge-protocol';
 import { waitUntil } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, connectionUrl, startTestPlatform, type TestPlatform } from '../helpers/platform';
 
 /**
  * The edge driver chosen in Settings: nginx takes over the edge's port without a restart of the
@@ -166,11 +166,9 @@ describe('the edge driver setting', { timeout: 120_000 }, () => {
 
   it('another node on the same database follows the setting changed on the first', async () => {
     const connection = platform.embedded?.connection;
-    const host = String(connection?.host ?? '');
-    const databaseUrl =
-      platform.databaseUrl ??
-      `postgres://${encodeURIComponent(String(connection?.user))}:${encodeURIComponent(String(connection?.password))}@localhost:${connection?.port}/${connection?.database}?host=${encodeURIComponent(host)}`;
-    const other = await startTestPlatform({ DATABASE_URL: databaseUrl });
+    const databaseUrl = platform.databaseUrl ?? (connection ? connectionUrl(connection) : undefined);
+    expect(databaseUrl).toBeDefined();
+    const other = await startTestPlatform({ DATABASE_URL: databaseUrl as string });
     try {
       expect(other.ctx.edge.current()?.driver).toBe('embedded');
       const switched = await api.call('PUT', '/settings', { token: admin, body: { edge_driver: 'nginx' } });

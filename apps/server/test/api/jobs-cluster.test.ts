@@ -6,9 +6,8 @@ import { waitUntil } from '@launchbay/testkit';
 import { build } from 'esbuild';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EmbeddedPostgres, startEmbeddedPostgres } from '../../src/db/embedded';
 import { type ChildPlatform, cleanUpChildren, SERVER_DIR, startChildPlatform } from '../helpers/child-platform';
-import { freshExternalDatabase } from '../helpers/platform';
+import { sharedDatabase } from '../helpers/platform';
 
 /**
  * The job runtime across processes on one database: platform nodes (test/fixtures/jobs-node.ts,
@@ -17,25 +16,15 @@ import { freshExternalDatabase } from '../helpers/platform';
 
 const LEASE_SECONDS = 2;
 const SHARED_KEY = randomBytes(32).toString('base64');
-const quiet = { info() {}, warn() {}, debug() {} };
 const dataDirs: string[] = [];
 let buildDir: string;
 let mainJs: string;
-let embedded: EmbeddedPostgres | undefined;
+/** The database the nodes share (not a node's data folder: cleanUpChildren must leave it running). */
+let shared: Awaited<ReturnType<typeof sharedDatabase>> | undefined;
 let pool: pg.Pool;
 let databaseUrl: string;
-/** The embedded server the nodes share (not a node's data folder: cleanUpChildren must leave it running). */
-let databaseDir: string | undefined;
 /** A node left running by one test for the next. */
 let survivor: ChildPlatform | undefined;
-
-/** A connection URL for a pool config (a Unix socket directory goes in the `host` parameter). */
-function urlOf(connection: pg.PoolConfig): string {
-  const host = String(connection.host ?? '127.0.0.1');
-  const auth = `${encodeURIComponent(String(connection.user))}:${encodeURIComponent(String(connection.password))}`;
-  const base = `postgres://${auth}@${host.startsWith('/') ? 'localhost' : host}:${connection.port}/${connection.database}`;
-  return host.startsWith('/') ? `${base}?host=${encodeURIComponent(host)}` : base;
-}
 
 beforeAll(async () => {
   buildDir = path.join(SERVER_DIR, '.tmp', `jobs-${randomBytes(4).toString('hex')}`);
@@ -56,14 +45,8 @@ beforeAll(async () => {
   });
   fs.cpSync(path.join(SERVER_DIR, 'src', 'db', 'migrations'), path.join(buildDir, 'migrations'), { recursive: true });
 
-  const external = await freshExternalDatabase();
-  if (external) {
-    databaseUrl = external;
-  } else {
-    databaseDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-jobs-db-'));
-    embedded = await startEmbeddedPostgres(databaseDir, quiet);
-    databaseUrl = urlOf(embedded.connection);
-  }
+  shared = await sharedDatabase();
+  databaseUrl = shared.url;
   pool = new pg.Pool({ connectionString: databaseUrl, max: 4 });
   pool.on('error', () => undefined); // an idle connection closed by the server's stop is no failure
 }, 120_000);
@@ -71,8 +54,8 @@ beforeAll(async () => {
 afterAll(async () => {
   await cleanUpChildren(dataDirs);
   await pool?.end();
-  await embedded?.stop();
-  for (const dir of [...dataDirs, ...(databaseDir ? [databaseDir] : [])]) fs.rmSync(dir, { recursive: true, force: true });
+  await shared?.close();
+  for (const dir of dataDirs) fs.rmSync(dir, { recursive: true, force: true });
   fs.rmSync(buildDir, { recursive: true, force: true });
   try {
     fs.rmdirSync(path.join(SERVER_DIR, '.tmp'));

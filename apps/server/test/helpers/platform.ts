@@ -6,6 +6,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { inject } from 'vitest';
 import { loadConfig } from '../../src/config';
+import { startEmbeddedPostgres } from '../../src/db/embedded';
 import { type Platform, startPlatform } from '../../src/platform';
 
 export const ADMIN_EMAIL = 'admin@example.com';
@@ -23,6 +24,33 @@ export async function freshExternalDatabase(): Promise<string | undefined> {
   await client.query(`CREATE DATABASE ${name}`);
   await client.end();
   return base.replace(/\/postgres$/, `/${name}`);
+}
+
+/** A connection URL for a pool config (a Unix socket directory goes in the `host` parameter). */
+export function connectionUrl(connection: pg.PoolConfig): string {
+  const host = String(connection.host ?? '127.0.0.1');
+  const auth = `${encodeURIComponent(String(connection.user))}:${encodeURIComponent(String(connection.password))}`;
+  const base = `postgres://${auth}@${host.startsWith('/') ? 'localhost' : host}:${connection.port}/${connection.database}`;
+  return host.startsWith('/') ? `${base}?host=${encodeURIComponent(host)}` : base;
+}
+
+/**
+ * A database several platform processes can share: a fresh one on the external server when the
+ * suite runs in that mode, else an embedded server of the test's own (outside any platform's data
+ * folder, so stopping a platform leaves it running).
+ */
+export async function sharedDatabase(): Promise<{ url: string; close(): Promise<void> }> {
+  const external = await freshExternalDatabase();
+  if (external) return { url: external, close: async () => undefined };
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-shared-db-'));
+  const embedded = await startEmbeddedPostgres(dir, { info() {}, warn() {}, debug() {} });
+  return {
+    url: connectionUrl(embedded.connection),
+    async close() {
+      await embedded.stop();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
 export function testEnv(dataDir: string, databaseUrl: string | undefined, extra: Record<string, string> = {}) {
