@@ -286,4 +286,6 @@ export const createEnvVarRequestSchema = z.object({
   environment_ids: z.array(z.number().int().positive()).max(100).optional(),
   include_in_previews: z.boolean().optional(),
 });
-export const updateEnvVarRequestSchema = createEnvVarRequestSchema.partial();
+export const updateEnvVarRequestSchema = createEnvVarRequestSchema
+  .partial()
+  .refine((body) => Object.keys(body).length > 0, 'Nothing to update');

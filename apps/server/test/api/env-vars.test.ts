@@ -120,6 +120,12 @@ describe('environment variables', () => {
     expect(foreign.body.errors?.[0]?.path).toBe('environment_ids');
     const empty = await api.call<ApiError>('POST', path(), { token: admin, body: { key: 'X', value: 'x', environment_ids: [] } });
     expect(empty.status).toBe(400);
+    // A change that changes nothing is refused, and the variable is as it was.
+    const kept = await api.call<EnvVar>('POST', path(), { token: admin, body: { key: 'KEPT', value: 'as-is' } });
+    const nothing = await api.call<ApiError>('PUT', path(`/${kept.body.id}`), { token: admin, body: {} });
+    expect(nothing.status).toBe(400);
+    expect(nothing.body).toEqual({ detail: 'Nothing to update', errors: [{ path: '(root)', message: 'Nothing to update' }] });
+    expect((await api.call<{ value: string }>('GET', path('/KEPT/value'), { token: admin })).body.value).toBe('as-is');
   });
 
   it('answer 401 without a session, 403 to a reader changing them, 404 for an unknown project or variable', async () => {
