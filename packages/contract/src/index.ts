@@ -6,6 +6,7 @@ export * from './crons';
 export * from './domains';
 export * from './dotenv';
 export * from './env-import-plan';
+export * from './format-bytes';
 export * from './git-providers';
 export * from './load-balancer';
 export * from './notifications';

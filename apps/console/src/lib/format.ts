@@ -1,13 +1,4 @@
-const BYTE_UNITS = ['Bytes', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB'] as const;
-
-/** Spec section 9: units Bytes to YB, base 1024, 2 decimals by default. */
-export function formatBytes(bytes: number, decimals = 2): string {
-  if (!Number.isFinite(bytes) || bytes <= 0) return '0 Bytes';
-  const k = 1024;
-  const dm = Math.max(0, decimals);
-  const i = Math.max(0, Math.min(Math.floor(Math.log(bytes) / Math.log(k)), BYTE_UNITS.length - 1));
-  return `${Number.parseFloat((bytes / k ** i).toFixed(dm))} ${BYTE_UNITS[i]}`;
-}
+export { formatBytes } from '@launchbay/contract';
 
 const relative = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
 

@@ -108,7 +108,7 @@ describe('build limits', { timeout: 120_000 }, () => {
     const ready = await settledOf(projectId, deploymentId);
     expect(ready.status, ready.error ?? '').toBe('ready');
     expect(ready.artifact_bytes).toBe(128_456);
-    expect(await logOf(projectId, deploymentId)).toContain('Build output: 0.1 MB');
+    expect(await logOf(projectId, deploymentId)).toContain('Build output: 125.45 KB');
     const listed = await api.call<{ deployments: Deployment[] }>('GET', `/projects/${projectId}/deployments`, { token: admin });
     expect(listed.body.deployments.find((deployment) => deployment.id === deploymentId)?.artifact_bytes).toBe(128_456);
     const page = await getThroughEdge(platform.ctx.edge.port(), 'sized-output.localhost', { path: '/assets/app.js' });

@@ -43,6 +43,8 @@ function Breadcrumbs() {
               <li
                 className={cn(
                   'min-w-0',
+                  // A parent keeps its own width (up to 45%): a long current page is cut, not "Pr…" before it.
+                  !last && 'max-w-[45%] shrink-0',
                   // On small screens keep only the last two crumbs (and the chevron between them).
                   index < crumbs.length - 2 && 'hidden sm:block',
                 )}

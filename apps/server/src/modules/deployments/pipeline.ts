@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { DeploymentStatus } from '@launchbay/contract';
+import { type DeploymentStatus, formatBytes } from '@launchbay/contract';
 import { and, desc, eq, inArray, isNotNull, lt, ne, type SQL } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import {
@@ -361,7 +361,7 @@ async function build(
     (r) => [r.deps ? 'dependencies saved' : null, ...r.caches].filter(Boolean).join(', ') || 'unchanged',
   );
   const bytes = folderBytes(plan.kind === 'static' ? path.join(appDir, plan.outputDirectory ?? '.') : appDir);
-  reporter.log(`Build output: ${(bytes / 1024 / 1024).toFixed(1)} MB`);
+  reporter.log(`Build output: ${formatBytes(bytes)}`);
   await ctx.db.update(deployments).set({ artifactDir: appDir, artifactBytes: bytes }).where(eq(deployments.id, row.id));
   return { plan, env: userEnv, appDir };
 }
