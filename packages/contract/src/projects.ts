@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { paginationQuerySchema } from './common';
 import { livePresetSchema } from './git-providers';
 
 export const projectSchema = z.object({
@@ -165,6 +166,13 @@ export const projectListItemSchema = projectSchema.extend({
   current_deployment: deploymentSchema.nullable(),
 });
 export type ProjectListItem = z.infer<typeof projectListItemSchema>;
+
+/** GET /projects: by name (the default), or the most recently deployed first (the dashboard). */
+export const PROJECT_LIST_SORTS = ['name', 'last_deployment'] as const;
+export const projectListQuerySchema = paginationQuerySchema.extend({
+  sort: z.enum(PROJECT_LIST_SORTS, { message: 'Sort is name or last_deployment' }).default('name'),
+});
+export type ProjectListSort = (typeof PROJECT_LIST_SORTS)[number];
 
 export const projectListResponseSchema = z.object({
   projects: z.array(projectListItemSchema),

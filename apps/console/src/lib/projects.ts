@@ -1,4 +1,4 @@
-import type { Deployment, projectListResponseSchema } from '@launchbay/contract';
+import type { Deployment, ProjectListSort, projectListResponseSchema } from '@launchbay/contract';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { api, declared } from './api';
 
@@ -18,11 +18,11 @@ export const isActiveDeployment = (deployment: Pick<Deployment, 'status'> | null
  * page, so it is typed from the contract's schema rather than parsed: parsing would put zod and
  * the whole contract into the shell's chunks (see `declared`).
  */
-export function useProjects(page: number, perPage: number, options: { enabled?: boolean } = {}) {
+export function useProjects(page: number, perPage: number, options: { enabled?: boolean; sort?: ProjectListSort } = {}) {
+  const query = { page, per_page: perPage, ...(options.sort ? { sort: options.sort } : {}) };
   return useQuery({
-    queryKey: [...projectsQueryKey, { page, per_page: perPage }],
-    queryFn: ({ signal }) =>
-      api('/projects', { query: { page, per_page: perPage }, signal, response: declared<typeof projectListResponseSchema>() }),
+    queryKey: [...projectsQueryKey, query],
+    queryFn: ({ signal }) => api('/projects', { query, signal, response: declared<typeof projectListResponseSchema>() }),
     placeholderData: keepPreviousData,
     enabled: options.enabled,
     refetchInterval: (query) =>

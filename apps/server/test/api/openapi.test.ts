@@ -61,7 +61,7 @@ describe('the OpenAPI document', () => {
       ]),
     );
     const projects = operations.find((o) => o.key === 'GET /api/projects');
-    expect(projects?.op.parameters?.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:page', 'query:per_page']);
+    expect(projects?.op.parameters?.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:page', 'query:per_page', 'query:sort']);
   });
 
   it('marks exactly the PUBLIC_ROUTES public (security: [])', () => {

@@ -484,6 +484,42 @@ describe('GET /api/projects', () => {
     expect(again?.last_deployment).toMatchObject({ id: latest.id, is_current: true });
   });
 
+  it('sort=last_deployment puts the most recently deployed first, never-deployed last; a sort it does not know is a 400', async () => {
+    // Named so that by name they come in the other order.
+    const never = await listedProject([], '0 sort a never');
+    const older = await listedProject([], '0 sort b older');
+    const newer = await listedProject(['staging'], '0 sort c newer');
+    await deployment(newer, { status: 'ready', current: true });
+    await deployment(older, { status: 'ready', current: true });
+    // The newest deployment of all: a staging one of "newer", queued after "older"'s.
+    await deployment(newer, { status: 'queued', environmentId: newer.environments.staging });
+    const ids = [never.id, older.id, newer.id];
+    const order = async (query: string) => {
+      const response = await api.call<{ projects: ListItem[] }>('GET', `/projects?per_page=100${query}`, { token: reader.token });
+      expect(response.status, JSON.stringify(response.body)).toBe(200);
+      return response.body.projects.map((item) => item.id).filter((id) => ids.includes(id));
+    };
+    expect(await order('&sort=last_deployment')).toEqual([newer.id, older.id, never.id]);
+    expect(await order('')).toEqual([never.id, older.id, newer.id]);
+    expect(await order('&sort=name')).toEqual([never.id, older.id, newer.id]);
+    // Pages of the sorted list neither repeat nor skip a project.
+    const paged: number[] = [];
+    for (let page = 1; page <= 100; page++) {
+      const response = await api.call<{ projects: ListItem[] }>('GET', `/projects?per_page=2&page=${page}&sort=last_deployment`, {
+        token: admin,
+      });
+      if (response.body.projects.length === 0) break;
+      paged.push(...response.body.projects.map((item) => item.id));
+    }
+    expect(new Set(paged).size).toBe(paged.length);
+    expect(paged.filter((id) => ids.includes(id))).toEqual([newer.id, older.id, never.id]);
+    expectFieldError(
+      await api.call('GET', '/projects?sort=newest', { token: admin }),
+      'querystring.sort',
+      'Sort is name or last_deployment',
+    );
+  });
+
   it('reads the deployments of a page in a number of queries that does not grow with the page', async () => {
     const ours: number[] = [];
     for (let i = 0; i < 6; i++) {

@@ -58,7 +58,8 @@ function StatCard({
 
 export default function DashboardPage() {
   const { data: user } = useCurrentUser();
-  const projects = useProjects(1, DEPLOYMENT_SOURCES);
+  // The most recently deployed first: they hold the newest deployments (RecentDeploymentsCard).
+  const projects = useProjects(1, DEPLOYMENT_SOURCES, { sort: 'last_deployment' });
   const health = useHealth();
   const access = useAccessInfo();
   const name = user?.username || 'User';

@@ -12,11 +12,12 @@ import { errorDetail } from '@/lib/api';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
 import { displayUrl, projectDeploymentsQuery, shortSha } from '@/lib/project-queries';
 
-/** How many projects the dashboard lists, and how many of them it reads recent deployments from. */
+/** How many projects the dashboard lists (the most recently deployed), and how many of them it reads recent deployments from. */
 export const DASHBOARD_PROJECTS = 6;
 export const DEPLOYMENT_SOURCES = 10;
 const RECENT_DEPLOYMENTS = 8;
-const PER_PROJECT = 5;
+/** As many as are shown: the newest ones may all be of one project. */
+const PER_PROJECT = RECENT_DEPLOYMENTS;
 
 const projectPath = (slug: string) => `/projects/${encodeURIComponent(slug)}`;
 
@@ -66,7 +67,7 @@ export function ProjectsCard({
     <Card className="lg:col-span-2">
       <CardHeader>
         <CardTitle>Projects</CardTitle>
-        <CardDescription>Their production address and latest deployment.</CardDescription>
+        <CardDescription>The most recently deployed, with their address and latest deployment.</CardDescription>
         {total > 0 ? (
           <CardAction>
             <Link to="/projects" className={buttonVariants({ variant: 'ghost', size: 'sm' })}>
@@ -112,7 +113,8 @@ export function ProjectsCard({
 
 /**
  * The newest deployments across projects. There is no cross-project deployments route: the last
- * few deployments of each of the first projects are read (the same cache entries as their pages) and merged.
+ * deployments of the most recently deployed projects are read and merged. Each of the newest RECENT_DEPLOYMENTS belongs to one of the RECENT_DEPLOYMENTS
+ * most recently deployed projects, so DEPLOYMENT_SOURCES of them miss none, however many projects there are.
  */
 export function RecentDeploymentsCard({
   projects,

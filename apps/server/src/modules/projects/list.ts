@@ -1,24 +1,40 @@
-import type { ProjectListResponse } from '@launchbay/contract';
+import type { ProjectListResponse, ProjectListSort } from '@launchbay/contract';
 import { asc, sql } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { toIso } from '../../lib/time';
+import { deployments } from '../deployments/schema';
 import { projectDeploymentSummaries } from '../deployments/service';
 import { environmentUrl, listEnvironmentRowsOf } from '../environments/service';
 import { getSettings } from '../settings/service';
 import { projects } from './schema';
 
 /**
- * A page of the project list (by name), each project with what its card shows: the production
+ * A page of the project list (by name, or the most recently deployed first), each project with what its card shows: the production
  * address, the latest deployment and the one production serves. The number of queries does not
  * grow with the page: the projects and their count, their environments, their deployments
  * (projectDeploymentSummaries) and the settings the addresses are made from.
  */
-export async function listProjects(ctx: AppContext, page: number, perPage: number): Promise<ProjectListResponse> {
+export async function listProjects(
+  ctx: AppContext,
+  page: number,
+  perPage: number,
+  sort: ProjectListSort = 'name',
+): Promise<ProjectListResponse> {
+  // The newest deployment is the highest id (ids are given as deployments are queued; an index holds
+  // them per project). Projects never deployed come last; ties by name, then id, so pages never overlap.
+  const order =
+    sort === 'last_deployment'
+      ? [
+          sql`(SELECT max(d.id) FROM ${deployments} d WHERE d.project_id = ${projects.id}) DESC NULLS LAST`,
+          asc(projects.name),
+          asc(projects.id),
+        ]
+      : [asc(projects.name), asc(projects.id)];
   const [rows, [count]] = await Promise.all([
     ctx.db
       .select()
       .from(projects)
-      .orderBy(asc(projects.name), asc(projects.id))
+      .orderBy(...order)
       .limit(perPage)
       .offset((page - 1) * perPage),
     ctx.db.select({ n: sql<number>`count(*)::int` }).from(projects),

@@ -5,8 +5,8 @@ import {
   detectedSettingsSchema,
   detectSettingsRequestSchema,
   idParamSchema,
-  paginationQuerySchema,
   projectDetailSchema,
+  projectListQuerySchema,
   projectListResponseSchema,
   SLUG_PATTERN,
 } from '@launchbay/contract';
@@ -48,11 +48,11 @@ export async function projectRoutes(app: App, ctx: AppContext) {
       schema: {
         tags: ['projects'],
         summary: 'List projects, each with its production address, latest deployment and the deployment production serves',
-        querystring: paginationQuerySchema,
+        querystring: projectListQuerySchema,
         response: { 200: projectListResponseSchema },
       },
     },
-    async (request) => listProjects(ctx, request.query.page, request.query.per_page),
+    async (request) => listProjects(ctx, request.query.page, request.query.per_page, request.query.sort),
   );
 
   app.post(
