@@ -61,7 +61,11 @@ describe('the OpenAPI document', () => {
       ]),
     );
     const projects = operations.find((o) => o.key === 'GET /api/projects');
-    expect(projects?.op.parameters?.map((p) => `${p.in}:${p.name}`).sort()).toEqual(['query:page', 'query:per_page', 'query:sort']);
+    expect(projects?.op.parameters?.map((p) => `${p.in}:${p.name}`).sort()).toEqual([
+      'query:page',
+      'query:per_page',
+      'query:sort',
+    ]);
   });
 
   it('marks exactly the PUBLIC_ROUTES public (security: [])', () => {
