@@ -294,6 +294,16 @@ async function checkScreen(page: Page, screen: Screen, theme: Theme, width: numb
   }, width);
   expect.soft(cut, `${screen.name} (${theme}, ${width}px): current links cut off at the edge of their row`).toEqual([]);
 
+  // The breadcrumb's shown parents keep their width ("Projects", not "Pr…") up to a quarter of the screen (a long
+  // project name is cut there): the current page is the crumb that gives way.
+  const cutCrumbs = await page.evaluate(() =>
+    Array.from(document.querySelectorAll<HTMLElement>('nav[aria-label="Breadcrumb"] a'))
+      .filter((link) => link.getClientRects().length > 0)
+      .filter((link) => link.clientWidth + 1 < Math.min(link.scrollWidth, window.innerWidth / 4 - 2))
+      .map((link) => `${(link.textContent ?? '').trim()} (${link.clientWidth} of ${link.scrollWidth} px)`),
+  );
+  expect.soft(cutCrumbs, `${screen.name} (${theme}, ${width}px): breadcrumb parents cut short`).toEqual([]);
+
   await page.screenshot({ path: `${SHOTS_DIR}/${caseKey(screen.name, theme, width)}.png`, fullPage: true });
 }
 

@@ -241,9 +241,17 @@ http.createServer((req, res) => {
     expect(crashed.ready_at).not.toBeNull();
     expect(crashed.finished_at).not.toBeNull();
     expect(crashed.is_current).toBe(true);
-    const runtimeLog = await logOf(project.id, deployment.id);
+    // The runtime's lines are stored in batches, a moment after the status changed.
+    const runtimeLog = await waitUntil(
+      async () => {
+        const text = await logOf(project.id, deployment.id);
+        return text.includes('web.0 crashed 5 times within 300 s: the platform stopped restarting it') ? text : undefined;
+      },
+      'the crash loop in the runtime log',
+      15_000,
+      200,
+    );
     expect(runtimeLog).toContain('crash.flag found: exiting at start');
-    expect(runtimeLog).toContain('web.0 crashed 5 times within 300 s: the platform stopped restarting it');
 
     // The alert, delivered through the dispatcher to the webhook, names the project and the deployment.
     const title = `Crash Loop: deployment ${deployment.id} crashed`;

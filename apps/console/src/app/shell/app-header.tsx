@@ -43,8 +43,9 @@ function Breadcrumbs() {
               <li
                 className={cn(
                   'min-w-0',
-                  // A parent keeps its own width (up to 45%): a long current page is cut, not "Pr…" before it.
-                  !last && 'max-w-[45%] shrink-0',
+                  // A parent keeps its own width (up to a quarter of the screen): a long current page is cut,
+                  // not "Pr…" before it. (A share of the list's width would be of a width its items make.)
+                  !last && 'max-w-[25vw] shrink-0',
                   // On small screens keep only the last two crumbs (and the chevron between them).
                   index < crumbs.length - 2 && 'hidden sm:block',
                 )}
