@@ -12,7 +12,10 @@ import { errorDetail } from '@/lib/api';
 import { formatDateTime, formatRelativeTime } from '@/lib/format';
 import { displayUrl, projectDeploymentsQuery, shortSha } from '@/lib/project-queries';
 
-/** How many projects the dashboard lists (the most recently deployed), and how many of them it reads recent deployments from. */
+/**
+ * How many projects the dashboard lists (the most recently deployed first), and how many of them it
+ * reads recent deployments from.
+ */
 export const DASHBOARD_PROJECTS = 6;
 export const DEPLOYMENT_SOURCES = 10;
 const RECENT_DEPLOYMENTS = 8;
@@ -113,8 +116,9 @@ export function ProjectsCard({
 
 /**
  * The newest deployments across projects. There is no cross-project deployments route: the last
- * deployments of the most recently deployed projects are read and merged. Each of the newest RECENT_DEPLOYMENTS belongs to one of the RECENT_DEPLOYMENTS
- * most recently deployed projects, so DEPLOYMENT_SOURCES of them miss none, however many projects there are.
+ * deployments of the most recently deployed projects are read and merged. Each of the newest
+ * RECENT_DEPLOYMENTS belongs to one of the RECENT_DEPLOYMENTS most recently deployed projects, so
+ * DEPLOYMENT_SOURCES of them miss none, however many projects there are.
  */
 export function RecentDeploymentsCard({
   projects,

@@ -9,10 +9,11 @@ import { getSettings } from '../settings/service';
 import { projects } from './schema';
 
 /**
- * A page of the project list (by name, or the most recently deployed first), each project with what its card shows: the production
- * address, the latest deployment and the one production serves. The number of queries does not
- * grow with the page: the projects and their count, their environments, their deployments
- * (projectDeploymentSummaries) and the settings the addresses are made from.
+ * A page of the project list (by name, or the most recently deployed first), each project with
+ * what its card shows: the production address, the latest deployment and the one production
+ * serves. The number of queries does not grow with the page: the projects and their count, their
+ * environments, their deployments (projectDeploymentSummaries) and the settings the addresses are
+ * made from.
  */
 export async function listProjects(
   ctx: AppContext,
