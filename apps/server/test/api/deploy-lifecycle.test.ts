@@ -12,7 +12,7 @@ import { buildCacheDir } from '../../src/modules/deployments/pipeline';
 import { type Api, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
-import { insertDeployment, insertLogLines, insertProject } from '../helpers/projects';
+import { insertDeployment, insertLogLines, insertProject, waitForDeploymentStatus } from '../helpers/projects';
 
 /**
  * What happens to deployments after they went live, against the real pieces (a git server over
@@ -74,7 +74,6 @@ afterAll(async () => {
 });
 
 const edgePort = () => platform.ctx.edge.port();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const ms = (iso: string | null | undefined) => (iso ? new Date(iso).getTime() : Number.NaN);
 
 /** A request through the edge for a host, as a browser resolving `{slug}.localhost` would send it. */
@@ -82,23 +81,9 @@ function viaEdge(host: string, pathname = '/', headers: Record<string, string> =
   return getThroughEdge(edgePort(), host, { path: pathname, headers });
 }
 
-async function waitForDeployment(
-  projectId: number,
-  deploymentId: number,
-  statuses: string[],
-  timeoutMs = 90_000,
-): Promise<Deployment> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Deployment | undefined;
-  while (Date.now() < deadline) {
-    const response = await api.call<Deployment>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token: admin });
-    last = response.body;
-    if (statuses.includes(last.status)) return last;
-    await sleep(200);
-  }
-  const log = await logOf(projectId, deploymentId);
-  throw new Error(`deployment ${deploymentId} is ${last?.status}, not ${statuses.join('/')}: ${last?.error}\n${log}`);
-}
+/** The deployment once in one of `statuses` (its log in the error otherwise). */
+const waitForDeployment = (projectId: number, deploymentId: number, statuses: string[], timeoutMs?: number) =>
+  waitForDeploymentStatus<Deployment>(api, admin, projectId, deploymentId, statuses, timeoutMs);
 
 /** Waits until the deployment went live, and answers it. */
 async function live(projectId: number, deploymentId: number): Promise<Deployment> {

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform } from '../helpers/platform';
-import { waitForPipelines } from '../helpers/projects';
+import { waitForDeploymentStatus, waitForPipelines } from '../helpers/projects';
 
 /**
  * The deploy core against real pieces: a git server over HTTP with a token, the platform's
@@ -58,23 +58,9 @@ function viaEdge(host: string, path = '/', headers: Record<string, string> = {})
   return getThroughEdge(edgePort(), host, { path, headers });
 }
 
-async function waitForDeployment(
-  projectId: number,
-  deploymentId: number,
-  statuses: string[],
-  timeoutMs = 90_000,
-): Promise<Deployment> {
-  const deadline = Date.now() + timeoutMs;
-  let last: Deployment | undefined;
-  while (Date.now() < deadline) {
-    const response = await api.call<Deployment>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token: admin });
-    last = response.body;
-    if (statuses.includes(last.status)) return last;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
-  const log = await api.call<string>('GET', `/projects/${projectId}/deployments/${deploymentId}/logs`, { token: admin });
-  throw new Error(`deployment ${deploymentId} is ${last?.status}, not ${statuses.join('/')}: ${last?.error}\n${log.body}`);
-}
+/** The deployment once in one of `statuses` (its log in the error otherwise). */
+const waitForDeployment = (projectId: number, deploymentId: number, statuses: string[], timeoutMs?: number) =>
+  waitForDeploymentStatus<Deployment>(api, admin, projectId, deploymentId, statuses, timeoutMs);
 
 async function createProject(name: string, repoUrl: string, extra: Record<string, unknown> = {}) {
   const created = await api.call<Project>('POST', '/projects', {

@@ -178,18 +178,38 @@ export async function insertSteps(
  * Polls a deployment through the API until it has settled (no longer queued, building or deploying);
  * throws with its status after `timeoutMs`.
  */
-export async function settledDeployment<T extends { status: string }>(
+/**
+ * Waits until a deployment is in one of `statuses`; on a timeout the error holds its last status,
+ * its error and its whole log, which is what tells why.
+ */
+export async function waitForDeploymentStatus<T extends { status: string; error?: string | null }>(
+  api: Api,
+  token: string,
+  projectId: number,
+  deploymentId: number,
+  statuses: readonly string[],
+  timeoutMs = 90_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let last: T | undefined;
+  while (Date.now() < deadline) {
+    last = (await api.call<T>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token })).body;
+    if (statuses.includes(last.status)) return last;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const log = await api.call<string>('GET', `/projects/${projectId}/deployments/${deploymentId}/logs`, { token });
+  throw new Error(`deployment ${deploymentId} is ${last?.status}, not ${statuses.join('/')}: ${last?.error}\n${log.body}`);
+}
+
+const SETTLED_STATUSES: readonly DeploymentStatus[] = ['ready', 'failed', 'crashed', 'cancelled', 'paused'];
+
+/** Waits until a deployment is no longer on its way (queued, building, deploying). */
+export function settledDeployment<T extends { status: string }>(
   api: Api,
   token: string,
   projectId: number,
   deploymentId: number,
   timeoutMs = 120_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { body } = await api.call<T>('GET', `/projects/${projectId}/deployments/${deploymentId}`, { token });
-    if (!['queued', 'building', 'deploying'].includes(body.status)) return body;
-    if (Date.now() > deadline) throw new Error(`deployment ${deploymentId} is still ${body.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return waitForDeploymentStatus<T>(api, token, projectId, deploymentId, SETTLED_STATUSES, timeoutMs);
 }
