@@ -6,7 +6,13 @@ import { type GitServer, startGitServer } from '@launchbay/testkit';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Api, apiClient } from '../helpers/api';
-import { type ChildPlatform, cleanUpChildren, ensureBuilt, startChildPlatform } from '../helpers/child-platform';
+import {
+  type ChildPlatform,
+  childPlatformEnv,
+  cleanUpChildren,
+  ensureBuilt,
+  startChildPlatform,
+} from '../helpers/child-platform';
 import { sharedDatabase } from '../helpers/platform';
 import { settledDeployment } from '../helpers/projects';
 
@@ -44,18 +50,15 @@ describe('two platforms on one database', { timeout: 240_000 }, () => {
     const node = async () => {
       const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-cluster-'));
       dataDirs.push(dataDir);
-      const platform = await startChildPlatform({
-        DATA_DIR: dataDir,
-        HOST: '127.0.0.1',
-        PROXY_PORT: '0',
-        PROXY_TLS_PORT: '0',
-        LOG_LEVEL: 'warn',
-        ADMIN_EMAIL: EMAIL,
-        ADMIN_PASSWORD: PASSWORD,
-        DATABASE_URL: databaseUrl,
-        ENCRYPTION_KEY: key,
-        JOB_POLL_MS: '100',
-      });
+      const platform = await startChildPlatform(
+        childPlatformEnv(dataDir, {
+          ADMIN_EMAIL: EMAIL,
+          ADMIN_PASSWORD: PASSWORD,
+          DATABASE_URL: databaseUrl,
+          ENCRYPTION_KEY: key,
+          JOB_POLL_MS: '100',
+        }),
+      );
       platforms.push(platform);
       const api = apiClient(platform.url);
       return { api, token: await api.login(EMAIL, PASSWORD) };

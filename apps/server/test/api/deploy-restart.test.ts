@@ -5,7 +5,13 @@ import { edgePaths, readEdgeState } from '@launchbay/edge-protocol';
 import { type GitServer, startGitServer } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient } from '../helpers/api';
-import { type ChildPlatform, cleanUpChildren, ensureBuilt, startChildPlatform } from '../helpers/child-platform';
+import {
+  type ChildPlatform,
+  childPlatformEnv,
+  cleanUpChildren,
+  ensureBuilt,
+  startChildPlatform,
+} from '../helpers/child-platform';
 import { getThroughEdge } from '../helpers/edge';
 import { freshExternalDatabase } from '../helpers/platform';
 
@@ -44,17 +50,12 @@ describe('deployments across platform restarts', { timeout: 240_000 }, () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-restart-'));
     dataDirs.push(dataDir);
     const databaseUrl = await freshExternalDatabase();
-    const env = {
-      DATA_DIR: dataDir,
-      HOST: '127.0.0.1',
-      PROXY_PORT: '0',
-      PROXY_TLS_PORT: '0',
-      LOG_LEVEL: 'warn',
+    const env = childPlatformEnv(dataDir, {
       ADMIN_EMAIL: EMAIL,
       ADMIN_PASSWORD: PASSWORD,
       JOB_LEASE_SECONDS: '3',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-    };
+    });
     let platform: ChildPlatform = await startChildPlatform(env);
     let api = apiClient(platform.url);
     let admin = await api.login(EMAIL, PASSWORD);

@@ -44,6 +44,11 @@ export async function waitUntilReady(platform: ChildPlatform, timeoutMs = 60_000
   return platform;
 }
 
+/** The environment of a child platform in a test: its data folder, loopback, free edge ports, warnings only. */
+export function childPlatformEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
+  return { DATA_DIR: dataDir, HOST: '127.0.0.1', PROXY_PORT: '0', PROXY_TLS_PORT: '0', LOG_LEVEL: 'warn', ...extra };
+}
+
 export async function startChildPlatform(env: Record<string, string>, options: { mainJs?: string } = {}) {
   return waitUntilReady(await spawnPlatform(env, options));
 }
