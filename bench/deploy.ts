@@ -43,6 +43,16 @@ import { edgePaths, isSameProcessAlive, readEdgeState } from '../packages/edge-p
 
 export const quick = process.argv.includes('--quick');
 const MAIN = path.resolve('apps/server/dist/main.js');
+
+/**
+ * The environment `npm run serve` (and `npm start`) gives the platform process, read from the root
+ * package.json's script (`NAME=${NAME:-value}` before `node`): the benchmarks start it as users do.
+ */
+export const PLATFORM_START_ENV: Record<string, string> = Object.fromEntries(
+  [...String(JSON.parse(fs.readFileSync('package.json', 'utf8')).scripts.serve).matchAll(/(\w+)=\$\{\1:-([^}]*)\}/g)].map(
+    (match) => [match[1] as string, process.env[match[1] as string] ?? (match[2] as string)],
+  ),
+);
 const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 const GIT_TOKEN = 'bench-git-token';
 export const RESULTS_FILE = 'bench/results/deploy-latest.json';
@@ -119,7 +129,14 @@ export async function startBenchPlatform(label: string, env: Record<string, stri
     inheritEnv: true,
     echoStderr: true,
     outputLimit: 64_000,
-    env: { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...env },
+    env: {
+      ...PLATFORM_START_ENV,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...env,
+    },
   });
   await waitForPlatform(platform, { ready: async () => (await login(platform.url)) !== null, everyMs: 20 });
   const token = (await login(platform.url)) as string;

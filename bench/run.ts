@@ -22,7 +22,7 @@ import { freePort, spawnPlatformProcess, startExternalPostgres, waitForPlatform 
 import { chromium } from '@playwright/test';
 import autocannon from 'autocannon';
 import { edgePaths, isRecordedEdgeAlive, readEdgeState, stopEdgeOf } from '../packages/edge-protocol/src/index';
-import { autocannonTogether, type ChildLoad, cpuTicks, procKb, TICKS_PER_SECOND } from './deploy';
+import { autocannonTogether, type ChildLoad, cpuTicks, PLATFORM_START_ENV, procKb, TICKS_PER_SECOND } from './deploy';
 
 const quick = process.argv.includes('--quick');
 const MAIN = path.resolve('apps/server/dist/main.js');
@@ -61,7 +61,14 @@ async function startServer(dataDir: string, extraEnv: Record<string, string> = {
     inheritEnv: true,
     echoStderr: true,
     outputLimit: 64_000,
-    env: { DATA_DIR: dataDir, LOG_LEVEL: 'warn', ADMIN_EMAIL: ADMIN.email, ADMIN_PASSWORD: ADMIN.password, ...extraEnv },
+    env: {
+      ...PLATFORM_START_ENV,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...extraEnv,
+    },
   });
   const leftOver = async () => {
     await platform.stop();
