@@ -53,7 +53,7 @@ export const PLATFORM_START_ENV: Record<string, string> = Object.fromEntries(
     (match) => [match[1] as string, process.env[match[1] as string] ?? (match[2] as string)],
   ),
 );
-const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
+export const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 const GIT_TOKEN = 'bench-git-token';
 export const RESULTS_FILE = 'bench/results/deploy-latest.json';
 
@@ -107,7 +107,27 @@ export type BenchPlatform = {
   close(): Promise<void>;
 };
 
-async function login(url: string): Promise<string | null> {
+/** The built platform as `npm run serve` starts it, on `dataDir` with the bench's admin; `port` undefined: a free one. */
+export function spawnBenchPlatform(dataDir: string, env: Record<string, string> = {}, port?: number) {
+  return spawnPlatformProcess({
+    ...(port === undefined ? {} : { port }),
+    mainJs: MAIN,
+    inheritEnv: true,
+    echoStderr: true,
+    outputLimit: 64_000,
+    env: {
+      ...PLATFORM_START_ENV,
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'warn',
+      ADMIN_EMAIL: ADMIN.email,
+      ADMIN_PASSWORD: ADMIN.password,
+      ...env,
+    },
+  });
+}
+
+/** The admin's bearer token, or null while the platform cannot sign in yet. */
+export async function login(url: string): Promise<string | null> {
   try {
     const response = await fetch(`${url}/api/auth/login`, {
       method: 'POST',
@@ -124,20 +144,7 @@ async function login(url: string): Promise<string | null> {
 /** The platform on a new data folder, its admin signed in, its edge listening, a git server beside it. */
 export async function startBenchPlatform(label: string, env: Record<string, string> = {}): Promise<BenchPlatform> {
   const dataDir = tempDir(`lb-bench-${label}-`);
-  const platform = await spawnPlatformProcess({
-    mainJs: MAIN,
-    inheritEnv: true,
-    echoStderr: true,
-    outputLimit: 64_000,
-    env: {
-      ...PLATFORM_START_ENV,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      ...env,
-    },
-  });
+  const platform = await spawnBenchPlatform(dataDir, env);
   await waitForPlatform(platform, { ready: async () => (await login(platform.url)) !== null, everyMs: 20 });
   const token = (await login(platform.url)) as string;
   const edge = await waitUntil(

@@ -18,35 +18,20 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { freePort, spawnPlatformProcess, startExternalPostgres, waitForPlatform } from '@launchbay/testkit';
+import { freePort, startExternalPostgres, waitForPlatform } from '@launchbay/testkit';
 import { chromium } from '@playwright/test';
 import autocannon from 'autocannon';
 import { edgePaths, isRecordedEdgeAlive, readEdgeState, stopEdgeOf } from '../packages/edge-protocol/src/index';
-import { autocannonTogether, type ChildLoad, cpuTicks, PLATFORM_START_ENV, procKb, TICKS_PER_SECOND } from './deploy';
+import { autocannonTogether, type ChildLoad, cpuTicks, login, procKb, spawnBenchPlatform, TICKS_PER_SECOND } from './deploy';
 
 const quick = process.argv.includes('--quick');
 const MAIN = path.resolve('apps/server/dist/main.js');
-const ADMIN = { email: 'bench@example.com', password: 'bench-password-123' };
 const CONCURRENCY = 200;
 const LOAD_SECONDS = quick ? 5 : 8;
 const ROUNDS = quick ? 3 : 5;
 const IDLE_SECONDS = quick ? 10 : 60;
 
 type Server = { proc: ChildProcess; url: string; readyMs: number; stop(): Promise<void> };
-
-async function login(url: string): Promise<string | null> {
-  try {
-    const response = await fetch(`${url}/api/auth/login`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(ADMIN),
-    });
-    if (response.status !== 200) return null;
-    return ((await response.json()) as { token: string }).token;
-  } catch {
-    return null;
-  }
-}
 
 /** What a failed run must still stop: a bench that throws half-way leaves no platform or edge running. */
 const leftOnFailure = new Set<() => Promise<void> | void>();
@@ -55,21 +40,7 @@ const leftOnFailure = new Set<() => Promise<void> | void>();
 async function startServer(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Server> {
   const port = await freePort();
   const t0 = performance.now();
-  const platform = await spawnPlatformProcess({
-    port,
-    mainJs: MAIN,
-    inheritEnv: true,
-    echoStderr: true,
-    outputLimit: 64_000,
-    env: {
-      ...PLATFORM_START_ENV,
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'warn',
-      ADMIN_EMAIL: ADMIN.email,
-      ADMIN_PASSWORD: ADMIN.password,
-      ...extraEnv,
-    },
-  });
+  const platform = await spawnBenchPlatform(dataDir, extraEnv, port);
   const leftOver = async () => {
     await platform.stop();
     await stopEdgeOf(dataDir);
