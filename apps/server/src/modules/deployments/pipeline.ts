@@ -574,11 +574,13 @@ export async function runDeploymentPipeline(ctx: AppContext, deploymentId: numbe
     const crashed = error instanceof CrashedError;
     const message = error instanceof SupersededError ? error.message : cancelled ? 'Cancelled' : (error as Error).message;
     const status: DeploymentStatus = cancelled ? 'cancelled' : crashed ? 'crashed' : 'failed';
-    await transition(ctx, deploymentId, status, { error: message.slice(0, 4000) });
     reporter.log(
       status === 'cancelled' ? (message === 'Cancelled' ? 'Cancelled' : `Cancelled: ${message}`) : `Failed: ${message}`,
       'system',
     );
+    // The log is stored before the status ends: whoever sees `failed` finds the reason in the log too.
+    await writer.flush();
+    await transition(ctx, deploymentId, status, { error: message.slice(0, 4000) });
     if (started) await ctx.runtime.stop(deploymentId, { graceMs: 2000 }).catch(() => undefined);
     await ctx.db.update(deployments).set({ runtime: null }).where(eq(deployments.id, deploymentId));
     const sha = (await getDeploymentCommit(ctx, deploymentId)) ?? row.requestedCommit;
