@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
+import { DEPLOYMENT_STATUSES, type DeploymentStatus } from '@launchbay/contract';
 import type pg from 'pg';
+import { ACTIVE_STATUSES } from '../../src/modules/deployments/state';
 import type { Api } from './api';
 
 /**
@@ -62,7 +64,7 @@ export const STATIC_PLAN = {
   sources: {},
 } as const;
 
-export type DeploymentStatus = 'queued' | 'building' | 'deploying' | 'ready' | 'failed' | 'crashed' | 'cancelled' | 'paused';
+export type { DeploymentStatus };
 
 let shaCounter = 0;
 /** A 40-character hexadecimal sha no other call answers. */
@@ -175,10 +177,6 @@ export async function insertSteps(
 }
 
 /**
- * Polls a deployment through the API until it has settled (no longer queued, building or deploying);
- * throws with its status after `timeoutMs`.
- */
-/**
  * Waits until a deployment is in one of `statuses`; on a timeout the error holds its last status,
  * its error and its whole log, which is what tells why.
  */
@@ -201,7 +199,8 @@ export async function waitForDeploymentStatus<T extends { status: string; error?
   throw new Error(`deployment ${deploymentId} is ${last?.status}, not ${statuses.join('/')}: ${last?.error}\n${log.body}`);
 }
 
-const SETTLED_STATUSES: readonly DeploymentStatus[] = ['ready', 'failed', 'crashed', 'cancelled', 'paused'];
+/** Every status but those of a deployment on its way (the contract's list less the pipeline's active ones). */
+const SETTLED_STATUSES = DEPLOYMENT_STATUSES.filter((status) => !ACTIVE_STATUSES.includes(status));
 
 /** Waits until a deployment is no longer on its way (queued, building, deploying). */
 export function settledDeployment<T extends { status: string }>(
