@@ -3,8 +3,8 @@ import { Readable } from 'node:stream';
 import type { Route, RouteUpstream } from '@launchbay/edge-protocol';
 import { clientResponseHeaders, upstreamRequestHeaders } from './headers';
 import { downPage, type Page, sendPage, startingPage, timeoutPage, unreachablePage } from './pages';
-import type { Dispatcher } from './undici';
-import { SOCKET_BYTES_READ, type UpstreamPools } from './upstreams';
+import type { Client, Dispatcher } from './undici';
+import { SOCKET_BYTES_READ, type UpstreamConnections, type UpstreamPools } from './upstreams';
 
 /** Methods whose effect is the same sent once or twice (RFC 9110 9.2.2). */
 const IDEMPOTENT = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
@@ -138,13 +138,12 @@ class Exchange {
 
   send(upstream: RouteUpstream, fresh: boolean): void {
     this.attempts++;
-    const attempt = new Attempt(this);
+    const connections = fresh ? this.context.pools.oneShot(upstream) : this.context.pools.get(upstream);
+    const client = connections.take();
+    const attempt = new Attempt(this, connections, client);
     this.current = attempt;
-    const target = fresh ? this.context.pools.oneShot(upstream) : { dispatcher: this.context.pools.get(upstream), done() {} };
-    attempt.done = target.done;
-    attempt.dispatcher = target.dispatcher;
     try {
-      target.dispatcher.dispatch(
+      client.dispatch(
         {
           method: this.req.method ?? 'GET',
           path: this.req.url ?? '/',
@@ -156,7 +155,7 @@ class Exchange {
       );
     } catch (error) {
       // Refused before it went anywhere (a header undici does not accept).
-      target.done();
+      attempt.done();
       this.fail(error as Error, attempt);
     }
   }
@@ -212,14 +211,24 @@ class Exchange {
 class Attempt implements Dispatcher.DispatchHandler {
   started = false;
   responded = false;
-  done: () => void = () => undefined;
-  dispatcher: Dispatcher | null = null;
+  #given = false;
   #abort: ((reason: Error) => void) | null = null;
   #resume: (() => void) | null = null;
   #aborted = false;
   #waitingForDrain = false;
 
-  constructor(private readonly exchange: Exchange) {}
+  constructor(
+    private readonly exchange: Exchange,
+    private readonly connections: UpstreamConnections,
+    private readonly client: Client,
+  ) {}
+
+  /** The request is over on its connection: the connection goes back (once). */
+  done(): void {
+    if (this.#given) return;
+    this.#given = true;
+    this.connections.give(this.client);
+  }
 
   abort(): void {
     this.#aborted = true;
@@ -230,7 +239,7 @@ class Attempt implements Dispatcher.DispatchHandler {
     this.#abort = abort;
     if (this.#aborted) {
       abort(new Error('the client went away'));
-    } else if (this.dispatcher && this.exchange.context.pools.isRetired(this.dispatcher)) {
+    } else if (this.connections.retired) {
       // The table moved on while this request waited for a connection: not a byte has gone to the
       // old deployment, so it goes to the new one (the abort stops undici before it writes anything).
       abort(Object.assign(new Error('the route moved on'), { code: REROUTE }));

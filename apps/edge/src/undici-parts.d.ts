@@ -7,7 +7,3 @@ declare module 'undici/lib/dispatcher/client.js' {
   const client: unknown;
   export default client;
 }
-declare module 'undici/lib/dispatcher/pool.js' {
-  const pool: unknown;
-  export default pool;
-}

@@ -1,0 +1,109 @@
+import type net from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { DEFAULT_TIMEOUTS } from '../src/proxy';
+import type { Client } from '../src/undici';
+import { UpstreamPools } from '../src/upstreams';
+import { closedAfterEachTest, request, route, sleep } from './helpers';
+
+/** The edge's keep-alive connections to apps (upstreams.ts): reused, never queued, let go. */
+const { upstream, edge } = closedAfterEachTest();
+
+/** An app that counts the connections the edge opens to it, and which of them are still open. */
+async function countingApp(handler: Parameters<typeof upstream>[0] = (_req, res) => res.end('ok')) {
+  const sockets = new Set<net.Socket>();
+  let opened = 0;
+  const app = await upstream(handler);
+  app.server.on('connection', (socket: net.Socket) => {
+    opened++;
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  return { app, opened: () => opened, open: () => sockets.size };
+}
+
+/** A GET on one connection (undici's handler interface, as forward.ts uses it): the body as text. */
+function get(client: Client): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    client.dispatch(
+      { method: 'GET', path: '/', headers: ['host', 'a.test'] },
+      {
+        onConnect: () => undefined,
+        onHeaders: () => true,
+        onData: (chunk: Buffer) => chunks.push(chunk) > 0,
+        onComplete: () => resolve(Buffer.concat(chunks).toString('utf8')),
+        onError: reject,
+      },
+    );
+  });
+}
+
+describe('upstream connections', () => {
+  it('sends one request after another on one kept-alive connection', async () => {
+    const { app, opened } = await countingApp();
+    const proxy = await edge([route('a.test', [app.upstream])]);
+    for (let i = 0; i < 5; i++) expect(await request(proxy.port, { host: 'a.test' })).toMatchObject({ status: 200, body: 'ok' });
+    expect(opened()).toBe(1);
+  });
+
+  it('never queues a request behind a streaming answer: it gets a connection of its own', async () => {
+    let endStream: (() => void) | undefined;
+    const { app, opened } = await countingApp((req, res) => {
+      if (req.url === '/events') {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        res.write('data: first\n\n');
+        endStream = () => res.end('data: last\n\n');
+        return;
+      }
+      res.end('page');
+    });
+    const proxy = await edge([route('a.test', [app.upstream])]);
+    const stream = request(proxy.port, { host: 'a.test', path: '/events' });
+    while (!endStream) await sleep(10);
+    const started = Date.now();
+    expect(await request(proxy.port, { host: 'a.test' })).toMatchObject({ status: 200, body: 'page' });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(opened()).toBe(2);
+    endStream();
+    expect((await stream).body).toBe('data: first\n\ndata: last\n\n');
+    // Both connections are kept: two more at once reuse them.
+    await Promise.all([request(proxy.port, { host: 'a.test' }), request(proxy.port, { host: 'a.test' })]);
+    expect(opened()).toBe(2);
+  });
+
+  it('closes the idle connections of an upstream the table no longer names', async () => {
+    const { app, open } = await countingApp();
+    const other = await countingApp();
+    const proxy = await edge([route('a.test', [app.upstream])]);
+    await Promise.all([1, 2, 3].map(() => request(proxy.port, { host: 'a.test' })));
+    expect(open()).toBeGreaterThan(0);
+    await proxy.setRoutes([route('a.test', [other.app.upstream])]);
+    for (let waited = 0; open() > 0 && waited < 2000; waited += 20) await sleep(20);
+    expect(open()).toBe(0);
+    expect(await request(proxy.port, { host: 'a.test' })).toMatchObject({ status: 200, body: 'ok' });
+    expect(other.opened()).toBe(1);
+  });
+
+  it('lets go of idle connections whose socket the app closed, and makes a new one when needed', async () => {
+    const app = await upstream((_req, res) => res.end('ok'), { keepAliveTimeout: 50 });
+    const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 100);
+    try {
+      const connections = pools.get(app.upstream);
+      const first = connections.take();
+      expect(await get(first)).toBe('ok');
+      connections.give(first);
+      // Given back and taken again at once: the same kept-alive connection.
+      expect(connections.take()).toBe(first);
+      connections.give(first);
+      // The app closes it after 50 ms of quiet; the pool's sweep (every 100 ms) lets it go.
+      await sleep(400);
+      expect(first.closed).toBe(true);
+      const next = connections.take();
+      expect(next).not.toBe(first);
+      expect(await get(next)).toBe('ok');
+      connections.give(next);
+    } finally {
+      await pools.close();
+    }
+  });
+});
