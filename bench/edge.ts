@@ -9,7 +9,7 @@
  *    answered by the edge), the chain verified against Pebble's root; keep-alive as the others;
  *  - Caddy (/usr/bin/caddy): `reverse_proxy` to the same port, keep-alive with as many idle
  *    connections per host as there are load connections (Caddy's default keeps 32).
- * The machine is shared and noisy: after a warm-up of each, the runs interleave (A B C D, A B C D, ...)
+ * The machine is shared and noisy: after a warm-up of each, the runs interleave (A B C D, D C B A, ...)
  * and medians are reported. The CPU each side used during the runs is recorded too (/proc), which is
  * what tells a proxy that is slow from one that is starved: autocannon, the app and the proxy share
  * the same cores.
@@ -51,7 +51,8 @@ import {
 const CONNECTIONS = 200;
 const LOAD_SECONDS = quick ? 3 : 10;
 const WARMUP_SECONDS = quick ? 2 : 3;
-const ROUNDS = quick ? 3 : 5;
+/** Even, so each order (forward, reversed) runs as often as the other. */
+const ROUNDS = quick ? 4 : 6;
 const BODY = 'hello from the upstream\n';
 const CADDY = '/usr/bin/caddy';
 /** The name the HTTPS target is served under (Pebble's DNS answers 127.0.0.1 for every name). */
@@ -334,7 +335,12 @@ async function proxyLogWritten(dataDir: string): Promise<void> {
   );
 }
 
-/** A warm-up of each target, then ROUNDS rounds in which every target takes its turn (A B C, A B C, ...). */
+/**
+ * A warm-up of each target, then ROUNDS rounds in which every target takes its turn, the order
+ * reversed every other round (A B C D, D C B A, ...): the two runs a ratio compares are next to each
+ * other (edge beside direct and beside Caddy), and a machine that speeds up or slows down during a
+ * run favours each side equally often rather than always the one that runs later.
+ */
 async function interleave(targets: Target[], sides: (target: Target) => Record<string, () => number[]>) {
   for (const target of targets) {
     const warmUp = await load(target, WARMUP_SECONDS, sides(target));
@@ -342,7 +348,7 @@ async function interleave(targets: Target[], sides: (target: Target) => Record<s
   }
   const runs: Record<string, Run[]> = Object.fromEntries(targets.map((t) => [t.name, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const target of targets) {
+    for (const target of round % 2 === 0 ? targets : [...targets].reverse()) {
       const run = await load(target, LOAD_SECONDS, sides(target));
       if (target.logsTo) await writeRowsAfterRun(target.logsTo, run, sides(target));
       runs[target.name]?.push(run);
@@ -546,6 +552,8 @@ async function main() {
         logsTo: platform.dataDir,
       },
     ];
+    // Edge beside direct and beside Caddy (the two ratios the issue names), HTTPS beside the rest.
+    if (caddy) targets.push({ name: 'caddy', url: `http://127.0.0.1:${caddy.port}/`, headers: {}, pids: () => [caddyPid ?? -1] });
     if (https)
       targets.push({
         name: 'edgeHttps',
@@ -555,7 +563,6 @@ async function main() {
         logsTo: platform.dataDir,
         tls: { servername: HTTPS_NAME, ca: https.root },
       });
-    if (caddy) targets.push({ name: 'caddy', url: `http://127.0.0.1:${caddy.port}/`, headers: {}, pids: () => [caddyPid ?? -1] });
     const sides = (target: Target) => ({
       proxy: target.pids,
       app: appTree,
