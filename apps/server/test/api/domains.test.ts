@@ -337,7 +337,18 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
       "SELECT title FROM notifications WHERE type = 'ssl_expiring' ORDER BY id",
     );
     expect(expiring.rows.map((row) => row.title)).toContain(`The certificate for ${DOMAIN} expires in 29 days`);
-    expect(await renewDueCertificates(platform.ctx)).toMatch(/^Queued 0 renewals; 0 expiry alerts$/);
+    // Once a day: the next run raises none for it. (Counted for this domain: another of this file's
+    // certificates, due too with 60 days, may see its own renewal fail meanwhile and be alerted now.)
+    const alertsForDomain = async () =>
+      (
+        await platform.ctx.pool.query<{ count: number }>(
+          "SELECT count(*)::int AS count FROM notifications WHERE type = 'ssl_expiring' AND title LIKE $1",
+          [`The certificate for ${DOMAIN} expires in %`],
+        )
+      ).rows[0]?.count;
+    const alertedBefore = await alertsForDomain();
+    expect(await renewDueCertificates(platform.ctx)).toMatch(/^Queued 0 renewals; \d expiry alerts$/);
+    expect(await alertsForDomain()).toBe(alertedBefore);
     await api.call('PUT', '/settings', { token: admin, body: { acme_directory_url: pebble.directoryUrl } });
   });
 
