@@ -23,6 +23,7 @@ import tls from 'node:tls';
 import type { Domain } from '@launchbay/contract';
 import { freePort, type Pebble, pebbleInstalled, sleep, startPebble, waitUntil } from '@launchbay/testkit';
 import autocannon from 'autocannon';
+import { loadEdgeConfig } from '../apps/edge/src/config';
 import { processTree } from '../apps/server/src/engine/runtime/process/proc';
 import { readDeploymentRecord, stateFile } from '../apps/server/src/engine/runtime/process/state';
 import { askEdgeIdentity, edgePaths, readEdgeState } from '../packages/edge-protocol/src/index';
@@ -554,8 +555,8 @@ async function main() {
     caddy = await startCaddy(appPort);
     const caddyPid = caddy?.child.pid;
 
-    // The edge's processes at most (EDGE_PROCESSES, else one per CPU up to 8: apps/edge/src/config.ts).
-    const edgeProcesses = Number(env.EDGE_PROCESSES ?? Math.min(8, os.availableParallelism()));
+    // The edge's processes at most, as the edge reads them from its environment.
+    const edgeProcesses = loadEdgeConfig({ ...env, DATA_DIR: platform.dataDir }).maxProcesses;
     const edgeGrown = async () => {
       const state = readEdgeState(edgePaths(platform.dataDir).state);
       return ((state && (await askEdgeIdentity(state))?.processes) ?? 1) >= edgeProcesses;
