@@ -97,18 +97,18 @@ export function upstreamRequestHeaders(req: IncomingMessage, forUpgrade: boolean
 }
 
 /** The app's response headers for the client, as a flat list: hop-by-hop ones dropped, the rest as they came. */
-export function clientResponseHeaders(raw: readonly (Buffer | string)[]): string[] {
-  // One pass, each name and value read once; names a Connection header lists go in a second pass, rarely needed.
+export function clientResponseHeaders(raw: readonly string[]): string[] {
+  // One pass; names a Connection header lists go in a second pass, rarely needed.
   let listed: Set<string> | null = null;
   const out: string[] = [];
   for (let i = 0; i < raw.length; i += 2) {
-    const name = latin1(raw[i]);
+    const name = raw[i] as string;
     const lower = name.toLowerCase();
     if (HOP_BY_HOP.has(lower)) {
-      if (lower === 'connection') listed = connectionTokens(latin1(raw[i + 1]));
+      if (lower === 'connection') listed = connectionTokens(raw[i + 1]);
       continue;
     }
-    out.push(name, latin1(raw[i + 1]));
+    out.push(name, raw[i + 1] as string);
   }
   if (!listed) return out;
   const kept: string[] = [];
@@ -116,10 +116,4 @@ export function clientResponseHeaders(raw: readonly (Buffer | string)[]): string
     if (!listed.has((out[i] as string).toLowerCase())) kept.push(out[i] as string, out[i + 1] as string);
   }
   return kept;
-}
-
-/** Header bytes as Node writes them back (latin1), so a value that is not ASCII goes through unchanged. */
-function latin1(value: Buffer | string | undefined): string {
-  if (value === undefined) return '';
-  return typeof value === 'string' ? value : value.toString('latin1');
 }

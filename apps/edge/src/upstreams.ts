@@ -1,9 +1,5 @@
-import type { Socket } from 'node:net';
 import type { Route, RouteTable, RouteUpstream } from '@launchbay/edge-protocol';
-import { buildConnector, Client, type ClientOptions, type Connector } from './undici';
-
-/** Set on a socket error by the edge's connector: how many bytes the socket had read when it failed. */
-export const SOCKET_BYTES_READ = Symbol('socketBytesRead');
+import { HeadersDeadlines, UpstreamConnection } from './upstream-connection';
 
 export type UpstreamTimeouts = {
   /** Connecting to the app (a loopback port or a socket file: this is long). */
@@ -21,73 +17,41 @@ export function upstreamLabel(upstream: RouteUpstream): string {
   return upstream.kind === 'tcp' ? `${upstream.host}:${upstream.port}` : upstream.socketPath;
 }
 
-function originOf(upstream: RouteUpstream): string {
-  if (upstream.kind === 'unix') return 'http://localhost';
-  return `http://${upstream.host.includes(':') ? `[${upstream.host}]` : upstream.host}:${upstream.port}`;
-}
-
-/**
- * The connector of every upstream connection. It marks each socket error with the bytes the socket
- * had read: a request that fails before its own response on a socket that had read something was
- * sent on a reused keep-alive connection the app had just closed (the keep-alive race), and can be
- * sent again on a fresh one.
- */
-function connectorFor(upstream: RouteUpstream, timeoutMs: number): Connector {
-  const base = buildConnector({
-    timeout: timeoutMs,
-    ...(upstream.kind === 'unix' ? { socketPath: upstream.socketPath } : {}),
-  });
-  return (options, callback) =>
-    base(options, (error, socket) => {
-      if (socket) {
-        const s = socket as Socket;
-        s.prependListener('error', (cause: Error) => {
-          (cause as Error & { [SOCKET_BYTES_READ]?: number })[SOCKET_BYTES_READ] = s.bytesRead;
-        });
-      }
-      (callback as (error: Error | null, socket: Socket | null) => void)(error, socket);
-    });
-}
-
-/** How often a pool lets go of idle connections whose socket the app (or undici's keep-alive timeout) closed. */
+/** How often a pool lets go of idle connections the app closed or whose keep-alive time is up. */
 export const IDLE_SWEEP_MS = 30_000;
 
 /**
- * Where one request gets its connection to an upstream: `take` gives an undici Client (pipelining 1,
- * so one request at a time on it) and `give` hands it back once the request is over (answered, failed
- * or aborted).
+ * Where one request gets its connection to an upstream: `take` gives a connection (one request at a
+ * time on it) and `give` hands it back once the request is over (answered, failed or aborted).
  */
 export interface UpstreamConnections {
-  take(): Client;
-  give(client: Client): void;
+  take(): UpstreamConnection;
+  give(connection: UpstreamConnection): void;
   /** No route names this upstream any more: a request not yet sent goes where the table says now. */
   readonly retired: boolean;
 }
 
 /**
- * The keep-alive connections to one upstream: a stack of idle clients, the most recently used on top
- * (its socket is the warmest, and the ones below go idle long enough for their sockets to close).
- * A request takes the top one or a new one, so there is no cap and no queue: a streaming response
- * (server-sent events, a long poll) holds its connection, and the next visitor never waits behind it.
- *
- * Why not undici's Pool: it scans its whole list of clients for a free one on every request and
- * passes each client's drain through events of its own. Both run side by side at 200 connections
- * (one process each, loaded at the same time): 69-84 us of the edge's CPU per request with Pool,
- * 65-79 us with this, lower in each of six pairs.
+ * The keep-alive connections to one upstream: a stack of idle connections, the most recently used on
+ * top (its socket is the warmest, and the ones below go idle long enough to pass their keep-alive
+ * time, and are let go). A request takes the top one or a new one, so there is no cap and no queue: a
+ * streaming response (server-sent events, a long poll) holds its connection, and the next visitor
+ * never waits behind it. (undici's Pool, used before, scanned all its clients on every request.)
  */
 class UpstreamPool implements UpstreamConnections {
-  readonly #idle: Client[] = [];
-  /** Every client open now, idle or busy: closing the edge destroys them all. */
-  readonly #open = new Set<Client>();
+  readonly #idle: UpstreamConnection[] = [];
+  /** Every connection open now, idle or busy: closing the edge destroys them all. */
+  readonly #open = new Set<UpstreamConnection>();
   #retired = false;
   readonly #sweep: NodeJS.Timeout;
 
   constructor(
-    private readonly origin: string,
-    private readonly options: ClientOptions,
+    private readonly upstream: RouteUpstream,
+    private readonly connectMs: number,
+    private readonly deadlines: HeadersDeadlines,
     sweepMs: number,
   ) {
-    this.#sweep = setInterval(() => this.#dropDisconnected(), sweepMs);
+    this.#sweep = setInterval(() => this.#dropStale(), sweepMs);
     this.#sweep.unref();
   }
 
@@ -95,50 +59,50 @@ class UpstreamPool implements UpstreamConnections {
     return this.#retired;
   }
 
-  take(): Client {
-    const idle = this.#idle.pop();
-    if (idle) return idle;
-    const client = new Client(this.origin, this.options);
-    this.#open.add(client);
-    return client;
+  take(): UpstreamConnection {
+    if (this.#idle.length > 0) {
+      const now = Date.now();
+      for (let idle = this.#idle.pop(); idle; idle = this.#idle.pop()) {
+        if (idle.reusable(now)) return idle;
+        this.#close(idle);
+      }
+    }
+    const connection = new UpstreamConnection(this.upstream, this.connectMs, this.deadlines);
+    this.#open.add(connection);
+    return connection;
   }
 
-  give(client: Client): void {
-    if (client.closed || client.destroyed) {
-      this.#open.delete(client);
-    } else if (this.#retired) {
-      this.#close(client);
-    } else {
-      this.#idle.push(client);
-    }
+  give(connection: UpstreamConnection): void {
+    if (this.#retired || !connection.reusable(Date.now())) this.#close(connection);
+    else this.#idle.push(connection);
   }
 
   /** Idle connections close now, busy ones when their request ends. */
   retire(): void {
     this.#retired = true;
     clearInterval(this.#sweep);
-    for (const client of this.#idle.splice(0)) this.#close(client);
+    for (const connection of this.#idle.splice(0)) this.#close(connection);
   }
 
-  async destroy(): Promise<void> {
+  destroy(): void {
     this.retire();
-    const clients = [...this.#open];
+    for (const connection of this.#open) connection.destroy(new Error('the edge is closing'));
     this.#open.clear();
-    await Promise.all(clients.map((client) => client.destroy().catch(() => undefined)));
   }
 
-  /** Idle clients without a socket are only memory: a request that needs one again makes a new one. */
-  #dropDisconnected(): void {
+  /** Idle connections the app closed, or kept past its keep-alive time, are only memory now. */
+  #dropStale(): void {
+    const now = Date.now();
     const idle = this.#idle.splice(0);
-    for (const client of idle) {
-      if (client.stats.connected) this.#idle.push(client);
-      else this.#close(client);
+    for (const connection of idle) {
+      if (connection.reusable(now)) this.#idle.push(connection);
+      else this.#close(connection);
     }
   }
 
-  #close(client: Client): void {
-    this.#open.delete(client);
-    void client.close().catch(() => undefined);
+  #close(connection: UpstreamConnection): void {
+    this.#open.delete(connection);
+    connection.destroy();
   }
 }
 
@@ -147,16 +111,17 @@ class OneShot implements UpstreamConnections {
   readonly retired = false;
 
   constructor(
-    private readonly origin: string,
-    private readonly options: ClientOptions,
+    private readonly upstream: RouteUpstream,
+    private readonly connectMs: number,
+    private readonly deadlines: HeadersDeadlines,
   ) {}
 
-  take(): Client {
-    return new Client(this.origin, this.options);
+  take(): UpstreamConnection {
+    return new UpstreamConnection(this.upstream, this.connectMs, this.deadlines);
   }
 
-  give(client: Client): void {
-    void client.close().catch(() => undefined);
+  give(connection: UpstreamConnection): void {
+    connection.destroy();
   }
 }
 
@@ -169,29 +134,22 @@ class OneShot implements UpstreamConnections {
 export class UpstreamPools {
   #pools = new Map<string, UpstreamPool>();
   #roundRobin = new WeakMap<Route, number>();
+  readonly #deadlines: HeadersDeadlines;
 
   constructor(
     private readonly timeouts: UpstreamTimeouts,
     /** Whether a route's upstream may take requests now (its health checks); every one may without. */
     private readonly usable: (route: Route, upstream: RouteUpstream) => boolean = () => true,
     private readonly sweepMs = IDLE_SWEEP_MS,
-  ) {}
-
-  #options(upstream: RouteUpstream): ClientOptions {
-    return {
-      pipelining: 1,
-      headersTimeout: this.timeouts.headersMs,
-      // Once the app answers, its response may stream for as long as it likes (server-sent events).
-      bodyTimeout: 0,
-      connect: connectorFor(upstream, this.timeouts.connectMs),
-    };
+  ) {
+    this.#deadlines = new HeadersDeadlines(timeouts.headersMs);
   }
 
   get(upstream: RouteUpstream): UpstreamConnections {
     const key = upstreamKey(upstream);
     let pool = this.#pools.get(key);
     if (!pool) {
-      pool = new UpstreamPool(originOf(upstream), this.#options(upstream), this.sweepMs);
+      pool = new UpstreamPool(upstream, this.timeouts.connectMs, this.#deadlines, this.sweepMs);
       this.#pools.set(key, pool);
     }
     return pool;
@@ -199,7 +157,7 @@ export class UpstreamPools {
 
   /** A connection of its own for one request (a retry must not meet another stale keep-alive socket); closed after it. */
   oneShot(upstream: RouteUpstream): UpstreamConnections {
-    return new OneShot(originOf(upstream), this.#options(upstream));
+    return new OneShot(upstream, this.timeouts.connectMs, this.#deadlines);
   }
 
   /** The next usable upstream of a route, taking turns; undefined when it has none. */
@@ -231,9 +189,9 @@ export class UpstreamPools {
     }
   }
 
-  async close(): Promise<void> {
+  close(): void {
     const pools = [...this.#pools.values()];
     this.#pools.clear();
-    await Promise.all(pools.map((pool) => pool.destroy().catch(() => undefined)));
+    for (const pool of pools) pool.destroy();
   }
 }

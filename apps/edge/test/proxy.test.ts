@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { closedAfterEachTest, deadPort, request, route } from './helpers';
 
@@ -369,6 +369,74 @@ describe('when the app fails', () => {
     });
     const proxy = await edge([route('a.test', [app.upstream])]);
     await expect(request(proxy.port, { host: 'a.test' })).rejects.toThrow();
+  });
+});
+
+describe("the app's answers as bytes", () => {
+  /** An app that answers each request head with the bytes `answer` gives for its first line, then closes if asked. */
+  async function rawApp(answer: (head: string) => { bytes: string; end?: boolean }) {
+    const server = net.createServer((socket) => {
+      let head = '';
+      socket.on('data', (data: Buffer) => {
+        head += data.toString('latin1');
+        while (head.includes('\r\n\r\n')) {
+          const end = head.indexOf('\r\n\r\n') + 4;
+          const reply = answer(head.slice(0, end));
+          head = head.slice(end);
+          socket.write(reply.bytes);
+          if (reply.end) socket.end();
+        }
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    return { server, upstream: { kind: 'tcp' as const, host: '127.0.0.1', port } };
+  }
+
+  it('reads a body that runs to the close, a head of many headers, and sends an empty POST with its length', async () => {
+    const many = Array.from({ length: 40 }, (_, i) => `x-header-${i}: value ${i}\r\n`).join('');
+    const app = await rawApp((head) => {
+      if (head.startsWith('GET /close '))
+        return { bytes: 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nuntil the end', end: true };
+      if (head.startsWith('GET /many ')) return { bytes: `HTTP/1.1 200 OK\r\n${many}content-length: 2\r\n\r\nok` };
+      const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 'none';
+      return { bytes: `HTTP/1.1 200 OK\r\ncontent-length: ${length.length}\r\n\r\n${length}` };
+    });
+    try {
+      const proxy = await edge([route('a.test', [app.upstream])]);
+      expect(await request(proxy.port, { host: 'a.test', path: '/close' })).toMatchObject({ status: 200, body: 'until the end' });
+      const long = await request(proxy.port, { host: 'a.test', path: '/many' });
+      expect(long).toMatchObject({ status: 200, body: 'ok' });
+      for (let i = 0; i < 40; i++) expect(long.headers[`x-header-${i}`]).toBe(`value ${i}`);
+      expect(await request(proxy.port, { host: 'a.test', method: 'POST', path: '/empty' })).toMatchObject({
+        status: 200,
+        body: '0',
+      });
+    } finally {
+      app.server.close();
+    }
+  });
+
+  it('answers 502 for an answer that is not HTTP, and for an answer nobody asked for', async () => {
+    const app = await rawApp((head) =>
+      head.startsWith('GET /junk ')
+        ? { bytes: 'this is not an HTTP answer\r\n\r\n', end: true }
+        : // Two answers to one request: the second must not reach the next request on this connection.
+          { bytes: 'HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nfirstHTTP/1.1 200 OK\r\ncontent-length: 6\r\n\r\nsecond' },
+    );
+    try {
+      const proxy = await edge([route('a.test', [app.upstream])]);
+      let connections = 0;
+      app.server.on('connection', () => connections++);
+      expect((await request(proxy.port, { host: 'a.test', path: '/junk' })).status).toBe(502);
+      for (let i = 0; i < 3; i++)
+        expect(await request(proxy.port, { host: 'a.test', path: '/twice' })).toMatchObject({ status: 200, body: 'first' });
+      // Each connection that carried a second answer was closed, never used again.
+      expect(connections).toBe(4);
+    } finally {
+      app.server.close();
+    }
   });
 });
 

@@ -1,7 +1,7 @@
 import type net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUTS } from '../src/proxy';
-import type { Client } from '../src/undici';
+import type { UpstreamConnection } from '../src/upstream-connection';
 import { UpstreamPools } from '../src/upstreams';
 import { closedAfterEachTest, request, route, sleep } from './helpers';
 
@@ -21,12 +21,12 @@ async function countingApp(handler: Parameters<typeof upstream>[0] = (_req, res)
   return { app, opened: () => opened, open: () => sockets.size };
 }
 
-/** A GET on one connection (undici's handler interface, as forward.ts uses it): the body as text. */
-function get(client: Client): Promise<string> {
+/** A GET on one connection (the handler interface forward.ts uses): the body as text. */
+function get(connection: UpstreamConnection): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    client.dispatch(
-      { method: 'GET', path: '/', headers: ['host', 'a.test'] },
+    connection.dispatch(
+      { method: 'GET', path: '/', headers: ['host', 'a.test'], body: null },
       {
         onConnect: () => undefined,
         onHeaders: () => true,
@@ -85,7 +85,11 @@ describe('upstream connections', () => {
   });
 
   it('lets go of idle connections whose socket the app closed, and makes a new one when needed', async () => {
-    const app = await upstream((_req, res) => res.end('ok'), { keepAliveTimeout: 50 });
+    // The app says it keeps idle connections 5 s, and closes this one after 50 ms of quiet all the same.
+    const app = await upstream((req, res) => {
+      res.end('ok');
+      res.on('finish', () => setTimeout(() => req.socket.destroy(), 50));
+    });
     const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 100);
     try {
       const connections = pools.get(app.upstream);
@@ -95,7 +99,6 @@ describe('upstream connections', () => {
       // Given back and taken again at once: the same kept-alive connection.
       expect(connections.take()).toBe(first);
       connections.give(first);
-      // The app closes it after 50 ms of quiet; the pool's sweep (every 100 ms) lets it go.
       await sleep(400);
       expect(first.closed).toBe(true);
       const next = connections.take();
@@ -103,7 +106,51 @@ describe('upstream connections', () => {
       expect(await get(next)).toBe('ok');
       connections.give(next);
     } finally {
-      await pools.close();
+      pools.close();
+    }
+  });
+
+  it("trusts an idle connection only for the app's keep-alive time less a second", async () => {
+    // Keep-Alive: timeout=2 (Node's header for 2.5 s): the edge reuses it for a second, then not.
+    const app = await upstream((_req, res) => res.end('ok'), { keepAliveTimeout: 2500 });
+    const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 60_000);
+    try {
+      const connections = pools.get(app.upstream);
+      const first = connections.take();
+      expect(await get(first)).toBe('ok');
+      connections.give(first);
+      await sleep(300);
+      expect(connections.take()).toBe(first);
+      connections.give(first);
+      await sleep(1000);
+      const next = connections.take();
+      expect(next).not.toBe(first);
+      expect(first.closed).toBe(true);
+      expect(await get(next)).toBe('ok');
+    } finally {
+      pools.close();
+    }
+  });
+
+  it('closes a connection on which the app sends bytes while no request waits', async () => {
+    const app = await upstream((req, res) => {
+      res.end('ok');
+      // A second answer nobody asked for, after the first.
+      res.on('finish', () => setTimeout(() => req.socket.write('HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nextra'), 20));
+    });
+    const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 60_000);
+    try {
+      const connections = pools.get(app.upstream);
+      const first = connections.take();
+      expect(await get(first)).toBe('ok');
+      connections.give(first);
+      await sleep(200);
+      expect(first.closed).toBe(true);
+      const next = connections.take();
+      expect(next).not.toBe(first);
+      expect(await get(next)).toBe('ok');
+    } finally {
+      pools.close();
     }
   });
 });
