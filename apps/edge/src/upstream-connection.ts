@@ -289,6 +289,8 @@ export class UpstreamConnection {
   }
 
   #onMessageComplete(): void {
+    // Trailers come through onHeaders after the body: dropped (as hop-by-hop `trailer` says they may be), never kept for the next answer.
+    this.#partialHeaders = [];
     if (this.#informational) {
       this.#informational = false;
       return;

@@ -394,11 +394,16 @@ describe("the app's answers as bytes", () => {
     return { server, upstream: { kind: 'tcp' as const, host: '127.0.0.1', port } };
   }
 
-  it('reads a body that runs to the close, a head of many headers, and sends an empty POST with its length', async () => {
+  it('reads a body that runs to the close, a head of many headers, trailers, and sends an empty POST with its length', async () => {
     const many = Array.from({ length: 40 }, (_, i) => `x-header-${i}: value ${i}\r\n`).join('');
     const app = await rawApp((head) => {
       if (head.startsWith('GET /close '))
         return { bytes: 'HTTP/1.1 200 OK\r\ncontent-type: text/plain\r\n\r\nuntil the end', end: true };
+      if (head.startsWith('GET /trailer '))
+        return {
+          bytes:
+            'HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\ntrailer: x-checksum\r\n\r\n2\r\nok\r\n0\r\nx-checksum: abc\r\n\r\n',
+        };
       if (head.startsWith('GET /many ')) return { bytes: `HTTP/1.1 200 OK\r\n${many}content-length: 2\r\n\r\nok` };
       const length = /\r\ncontent-length: (\d+)/i.exec(head)?.[1] ?? 'none';
       return { bytes: `HTTP/1.1 200 OK\r\ncontent-length: ${length.length}\r\n\r\n${length}` };
@@ -413,6 +418,11 @@ describe("the app's answers as bytes", () => {
         status: 200,
         body: '0',
       });
+      // Trailers after a chunked body are dropped, and never become headers of the next answer on that connection.
+      expect(await request(proxy.port, { host: 'a.test', path: '/trailer' })).toMatchObject({ status: 200, body: 'ok' });
+      const next = await request(proxy.port, { host: 'a.test', path: '/after' });
+      expect(next.status).toBe(200);
+      expect(next.headers['x-checksum']).toBeUndefined();
     } finally {
       app.server.close();
     }
