@@ -2,8 +2,8 @@
  * Node's own HTTP/1.1 parser (llhttp in C++), the one its http server and client run on. It is
  * internal (`_http_common`, no types), and the edge uses it for the responses of apps: undici parses
  * them in WebAssembly and hands every header over as a Buffer, where this parser hands over the
- * strings the edge passes on, from C++ with no copy through JS. Measured side by side at 200
- * connections: 52-63 us of a minimal proxy's CPU per request against 71-87 with undici's client.
+ * strings the edge passes on. Measured side by side at 200 connections (one process each, loaded at
+ * the same time): 56-70 us of the edge's CPU per request against 66-91 with undici's client.
  * Its callback slots and `initialize` have kept these shapes from Node 12 to 24; the edge's tests
  * (and the API suite's deploys under Node 20, 22 and 24) run through it, so a change fails there.
  */
