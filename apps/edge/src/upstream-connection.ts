@@ -104,6 +104,36 @@ function keepAliveMs(headers: string[]): number {
  * sends while no request is waiting close the connection: an answer must belong to a request.
  */
 export class UpstreamConnection {
+  /**
+   * Idle connections taken for a request: written to only once a poll phase of the event loop has
+   * run after they were taken, so bytes, a FIN or a reset the app sent on one while it was idle
+   * close it first instead of passing for the answer to the new request (the concern of undici's
+   * GHSA-35p6-xmwp-9g52). Taken during this turn's poll, they move on at its check phase (the poll
+   * has already asked the kernel for this turn) and are written at the next one, after the next
+   * poll. Two Immediates per turn for all of them, never one per request.
+   */
+  static #takenThisTurn: UpstreamConnection[] = [];
+  static #afterNextPoll: UpstreamConnection[] = [];
+
+  static #startAfterPoll(connection: UpstreamConnection): void {
+    if (UpstreamConnection.#takenThisTurn.push(connection) === 1) setImmediate(UpstreamConnection.#turnOver);
+  }
+
+  static #turnOver(): void {
+    const taken = UpstreamConnection.#takenThisTurn;
+    UpstreamConnection.#takenThisTurn = [];
+    if (UpstreamConnection.#afterNextPoll.length === 0) setImmediate(UpstreamConnection.#startWaiting);
+    for (const connection of taken) UpstreamConnection.#afterNextPoll.push(connection);
+  }
+
+  static #startWaiting(): void {
+    const waiting = UpstreamConnection.#afterNextPoll;
+    UpstreamConnection.#afterNextPoll = [];
+    for (const connection of waiting) {
+      if (connection.#handler && !connection.#headWritten && !connection.#closed) connection.#start();
+    }
+  }
+
   readonly #socket: net.Socket;
   readonly #parser: ResponseParser;
   readonly #deadlines: HeadersDeadlines;
@@ -158,8 +188,9 @@ export class UpstreamConnection {
       if (this.#handler) this.#start();
     });
     socket.on('data', (data: Buffer) => {
-      if (!this.#handler) {
-        socket.destroy(); // nobody asked: not an answer the edge passes on
+      if (!this.#headWritten) {
+        // Nobody asked: not an answer the edge passes on (a request waiting to be written goes on a fresh connection).
+        this.#fail(withCode('the app sent bytes no request asked for', UPSTREAM_CLOSED));
         return;
       }
       const result = this.#parser.execute(data);
@@ -195,7 +226,8 @@ export class UpstreamConnection {
     this.#informational = false;
     this.#headWritten = false;
     if (this.#closed) this.#fail(withCode('the connection to the app is closed', UPSTREAM_CLOSED));
-    else if (this.#connected) this.#start();
+    else if (this.#connected) UpstreamConnection.#startAfterPoll(this); // an idle one: see #afterPoll
+    // else: on connect
   }
 
   /** Closes the connection; a request on it ends with `reason`. */
@@ -299,6 +331,7 @@ export class UpstreamConnection {
     if (!handler) return;
     this.#handler = null;
     this.#request = null;
+    this.#headWritten = false;
     if (this.#keepAlive && this.#requestWritten && this.#keepAliveMs > 0) this.#idleUntil = Date.now() + this.#keepAliveMs;
     else this.#close(); // the app closes it, or the body it did not wait for is still on its way
     handler.onComplete();

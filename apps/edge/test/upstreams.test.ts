@@ -1,4 +1,4 @@
-import type net from 'node:net';
+import net from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUTS } from '../src/proxy';
 import type { UpstreamConnection } from '../src/upstream-connection';
@@ -151,6 +151,39 @@ describe('upstream connections', () => {
       expect(await get(next)).toBe('ok');
     } finally {
       pools.close();
+    }
+  });
+
+  it('never reads bytes an idle connection got before its next request as the answer to that request', async () => {
+    // The app's side of the connection, to write on it when the test says.
+    let appSide: net.Socket | undefined;
+    const server = net.createServer((socket) => {
+      appSide = socket;
+      socket.on('data', () => socket.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as net.AddressInfo;
+    const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 60_000);
+    try {
+      const connections = pools.get({ kind: 'tcp', host: '127.0.0.1', port });
+      const first = connections.take();
+      expect(await get(first)).toBe('ok');
+      connections.give(first);
+      // An answer nobody asked for lands on the idle connection (in the edge's socket buffer, not
+      // yet read), and in the same turn of the event loop the connection is taken for a request.
+      appSide?.write('HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\npoisoned');
+      const again = connections.take();
+      expect(again).toBe(first);
+      const answer = get(again).then(
+        (body) => ({ body }),
+        (error: NodeJS.ErrnoException) => ({ code: error.code }),
+      );
+      // The connection is closed before the request goes out: the caller sends it on a fresh one.
+      expect(await answer).toEqual({ code: 'EDGE_UPSTREAM_CLOSED' });
+      expect(first.closed).toBe(true);
+    } finally {
+      pools.close();
+      server.close();
     }
   });
 });
