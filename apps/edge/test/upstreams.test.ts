@@ -1,8 +1,9 @@
 import net from 'node:net';
+import type { RouteUpstream } from '@launchbay/edge-protocol';
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_TIMEOUTS } from '../src/proxy';
 import type { UpstreamConnection } from '../src/upstream-connection';
-import { UpstreamPools } from '../src/upstreams';
+import { type UpstreamConnections, UpstreamPools } from '../src/upstreams';
 import { closedAfterEachTest, request, route, sleep } from './helpers';
 
 /** The edge's keep-alive connections to apps (upstreams.ts): reused, never queued, let go. */
@@ -36,6 +37,33 @@ function get(connection: UpstreamConnection): Promise<string> {
       },
     );
   });
+}
+
+/** The connections to `upstream` of a pool of the test's own (swept every `sweepMs`), closed after it. */
+async function withPool(to: RouteUpstream, sweepMs: number, test: (connections: UpstreamConnections) => Promise<void>) {
+  const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, sweepMs);
+  try {
+    await test(pools.get(to));
+  } finally {
+    pools.close();
+  }
+}
+
+/** A new connection that served one request and went back idle. */
+async function servedOnce(connections: UpstreamConnections): Promise<UpstreamConnection> {
+  const connection = connections.take();
+  expect(await get(connection)).toBe('ok');
+  connections.give(connection);
+  return connection;
+}
+
+/** `old` is closed, and the next request gets a new connection that works. */
+async function expectReplaced(connections: UpstreamConnections, old: UpstreamConnection): Promise<void> {
+  expect(old.closed).toBe(true);
+  const next = connections.take();
+  expect(next).not.toBe(old);
+  expect(await get(next)).toBe('ok');
+  connections.give(next);
 }
 
 describe('upstream connections', () => {
@@ -90,35 +118,21 @@ describe('upstream connections', () => {
       res.end('ok');
       res.on('finish', () => setTimeout(() => req.socket.destroy(), 50));
     });
-    const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 100);
-    try {
-      const connections = pools.get(app.upstream);
-      const first = connections.take();
-      expect(await get(first)).toBe('ok');
-      connections.give(first);
+    await withPool(app.upstream, 100, async (connections) => {
+      const first = await servedOnce(connections);
       // Given back and taken again at once: the same kept-alive connection.
       expect(connections.take()).toBe(first);
       connections.give(first);
       await sleep(400);
-      expect(first.closed).toBe(true);
-      const next = connections.take();
-      expect(next).not.toBe(first);
-      expect(await get(next)).toBe('ok');
-      connections.give(next);
-    } finally {
-      pools.close();
-    }
+      await expectReplaced(connections, first);
+    });
   });
 
   it("trusts an idle connection only for the app's keep-alive time less a second", async () => {
     // Keep-Alive: timeout=2 (Node's header for 2.5 s): the edge reuses it for a second, then not.
     const app = await upstream((_req, res) => res.end('ok'), { keepAliveTimeout: 2500 });
-    const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 60_000);
-    try {
-      const connections = pools.get(app.upstream);
-      const first = connections.take();
-      expect(await get(first)).toBe('ok');
-      connections.give(first);
+    await withPool(app.upstream, 60_000, async (connections) => {
+      const first = await servedOnce(connections);
       await sleep(300);
       expect(connections.take()).toBe(first);
       connections.give(first);
@@ -127,9 +141,7 @@ describe('upstream connections', () => {
       expect(next).not.toBe(first);
       expect(first.closed).toBe(true);
       expect(await get(next)).toBe('ok');
-    } finally {
-      pools.close();
-    }
+    });
   });
 
   it('closes a connection on which the app sends bytes while no request waits', async () => {
@@ -138,20 +150,11 @@ describe('upstream connections', () => {
       // A second answer nobody asked for, after the first.
       res.on('finish', () => setTimeout(() => req.socket.write('HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nextra'), 20));
     });
-    const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 60_000);
-    try {
-      const connections = pools.get(app.upstream);
-      const first = connections.take();
-      expect(await get(first)).toBe('ok');
-      connections.give(first);
+    await withPool(app.upstream, 60_000, async (connections) => {
+      const first = await servedOnce(connections);
       await sleep(200);
-      expect(first.closed).toBe(true);
-      const next = connections.take();
-      expect(next).not.toBe(first);
-      expect(await get(next)).toBe('ok');
-    } finally {
-      pools.close();
-    }
+      await expectReplaced(connections, first);
+    });
   });
 
   it('never reads bytes an idle connection got before its next request as the answer to that request', async () => {
@@ -163,26 +166,23 @@ describe('upstream connections', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const { port } = server.address() as net.AddressInfo;
-    const pools = new UpstreamPools(DEFAULT_TIMEOUTS, undefined, 60_000);
     try {
-      const connections = pools.get({ kind: 'tcp', host: '127.0.0.1', port });
-      const first = connections.take();
-      expect(await get(first)).toBe('ok');
-      connections.give(first);
-      // An answer nobody asked for lands on the idle connection (in the edge's socket buffer, not
-      // yet read), and in the same turn of the event loop the connection is taken for a request.
-      appSide?.write('HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\npoisoned');
-      const again = connections.take();
-      expect(again).toBe(first);
-      const answer = get(again).then(
-        (body) => ({ body }),
-        (error: NodeJS.ErrnoException) => ({ code: error.code }),
-      );
-      // The connection is closed before the request goes out: the caller sends it on a fresh one.
-      expect(await answer).toEqual({ code: 'EDGE_UPSTREAM_CLOSED' });
-      expect(first.closed).toBe(true);
+      await withPool({ kind: 'tcp', host: '127.0.0.1', port }, 60_000, async (connections) => {
+        const first = await servedOnce(connections);
+        // An answer nobody asked for lands on the idle connection (in the edge's socket buffer, not
+        // yet read), and in the same turn of the event loop the connection is taken for a request.
+        appSide?.write('HTTP/1.1 200 OK\r\ncontent-length: 8\r\n\r\npoisoned');
+        const again = connections.take();
+        expect(again).toBe(first);
+        const answer = get(again).then(
+          (body) => ({ body }),
+          (error: NodeJS.ErrnoException) => ({ code: error.code }),
+        );
+        // The connection is closed before the request goes out: the caller sends it on a fresh one.
+        expect(await answer).toEqual({ code: 'EDGE_UPSTREAM_CLOSED' });
+        await expectReplaced(connections, first);
+      });
     } finally {
-      pools.close();
       server.close();
     }
   });
