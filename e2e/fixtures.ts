@@ -224,6 +224,19 @@ export function toast(page: Page, title: string) {
   return page.locator('[data-sonner-toast]').filter({ has: page.locator('[data-title]').getByText(title, { exact: true }) });
 }
 
+/**
+ * Closes every toast on the page with its close button, so the next toast a test expects is the
+ * next action's and not one of the same title still showing from the action before (4 s each).
+ */
+export async function closeToasts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    document.querySelectorAll<HTMLButtonElement>('[data-sonner-toast] [data-close-button]').forEach((button) => {
+      button.click();
+    });
+  });
+  await expect(page.locator('[data-sonner-toast]')).toHaveCount(0);
+}
+
 type WorkerFixtures = { platform: Platform };
 type TestFixtures = { admin: Credentials; _platformUp: undefined; cspViolations: string[] };
 

@@ -1,7 +1,7 @@
 import http from 'node:http';
 import { type GitServer, startGitServer } from '@launchbay/testkit';
 import type { Page } from '@playwright/test';
-import { type Credentials, expect, type Platform, test, toast, unique } from '../fixtures';
+import { type Credentials, closeToasts, expect, type Platform, test, toast, unique } from '../fixtures';
 
 /*
  * Deployments in the console against the real pipeline: a git repository served over HTTP by the
@@ -180,6 +180,7 @@ test('a deployment streams its build, goes live, is redeployed with no failed re
     await expect(page.getByTestId(`deployment-row-${first.id}`)).toContainText('First version of the e2e app');
     // Visitors keep asking from before the redeploy until after the first version is drained: not one fails.
     const visitors = keepAsking(project);
+    await closeToasts(page);
     await page.getByRole('button', { name: 'Redeploy', exact: true }).click();
     await expect(toast(page, 'Deployment started')).toBeVisible();
     const second = await lastDeployment(platform, project.id);
@@ -203,6 +204,7 @@ test('a deployment streams its build, goes live, is redeployed with no failed re
       'A commit that does not build',
     );
     await page.getByRole('link', { name: 'Deployments', exact: true }).first().click();
+    await closeToasts(page);
     await page.getByRole('button', { name: 'Redeploy', exact: true }).click();
     await expect(toast(page, 'Deployment started')).toBeVisible();
     const broken = await lastDeployment(platform, project.id);
@@ -227,6 +229,7 @@ test('a deployment streams its build, goes live, is redeployed with no failed re
       'A commit whose app exits at start',
     );
     await page.getByRole('link', { name: 'Deployments', exact: true }).first().click();
+    await closeToasts(page);
     await page.getByRole('button', { name: 'Redeploy', exact: true }).click();
     await expect(toast(page, 'Deployment started')).toBeVisible();
     const crashing = await lastDeployment(platform, project.id);
