@@ -10,6 +10,7 @@ import {
   UPSTREAM_CLOSED,
   type UpstreamConnection,
   type UpstreamHandler,
+  withCode,
 } from './upstream-connection';
 import type { UpstreamConnections, UpstreamPools } from './upstreams';
 
@@ -232,7 +233,7 @@ class Attempt implements UpstreamHandler {
     } else if (this.connections.retired) {
       // The table moved on while this request waited for a connection: not a byte has gone to the
       // old deployment, so it goes to the new one (aborted here, nothing is written).
-      abort(Object.assign(new Error('the route moved on'), { code: REROUTE }));
+      abort(withCode('the route moved on', REROUTE));
     } else {
       this.started = true;
     }
@@ -250,7 +251,7 @@ class Attempt implements UpstreamHandler {
     } catch {
       // A header Node refuses to send: the app's answer cannot be passed on as it is.
       this.responded = false;
-      this.#abort?.(Object.assign(new Error('the app sent a header that cannot be forwarded'), { code: 'EBADHEADER' }));
+      this.#abort?.(withCode('the app sent a header that cannot be forwarded', 'EBADHEADER'));
     }
     return true;
   }

@@ -43,7 +43,8 @@ export type UpstreamHandler = {
   onError(error: Error): void;
 };
 
-const withCode = (message: string, code: string): Error => Object.assign(new Error(message), { code });
+/** An error with a `code`, as Node's own errors carry one (forward.ts decides by it). */
+export const withCode = (message: string, code: string): Error => Object.assign(new Error(message), { code });
 
 /**
  * The requests waiting for their app's headers, checked on one timer for all (a timer per request
