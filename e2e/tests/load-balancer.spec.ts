@@ -6,8 +6,9 @@ import { expect, signIn, test, toast } from '../fixtures';
  * The load balancer in the console against the real platform and edge: two upstream servers in
  * this process, a route to both added in the UI (with the contract's message for a bad address
  * first), requests through the edge taking turns, then one upstream stopped: the edge leaves it
- * out and the console shows it Unhealthy with the error. Finally the route is deleted in the UI and
- * the domain gets the edge's "no app" answer.
+ * out and the console shows it Unhealthy with the error. The route is then edited in the UI to a third
+ * upstream in place of the stopped one, and the requests take turns again. Finally it is deleted in
+ * the UI and the domain gets the edge's "no app" answer.
  */
 
 const DOMAIN = 'balanced.lb.test';
@@ -70,13 +71,14 @@ async function bodies(port: number, count: number): Promise<string[]> {
   return seen;
 }
 
-test('a route to two upstreams is added in the console, takes turns, leaves out a stopped upstream, and is deleted', async ({
+test('a route to two upstreams is added in the console, takes turns, leaves out a stopped upstream, is edited, and is deleted', async ({
   page,
   admin,
 }) => {
   test.setTimeout(120_000);
   const a = await startUpstream('upstream A');
   const b = await startUpstream('upstream B');
+  const c = await startUpstream('upstream C');
   try {
     await signIn(page, admin, '/load-balancer');
     await expect(page).toHaveTitle('Load balancer - Launchbay');
@@ -137,6 +139,22 @@ test('a route to two upstreams is added in the console, takes turns, leaves out 
     await expect(health(a)).toContainText('Healthy');
     expect(await bodies(edgePort, 4)).toEqual(['upstream A', 'upstream A', 'upstream A', 'upstream A']);
 
+    // Edited: the stopped upstream is replaced by a third one, and the requests take turns between A and C.
+    await row.getByRole('button', { name: `Actions for ${DOMAIN}` }).click();
+    await page.getByRole('menuitem', { name: 'Edit' }).click();
+    const edit = page.getByRole('dialog', { name: 'Edit route' });
+    await expect(edit.getByLabel('Domain', { exact: true })).toHaveValue(DOMAIN);
+    await expect(edit.getByLabel('Upstream 2', { exact: true })).toHaveValue(b.address);
+    await edit.getByLabel('Upstream 2', { exact: true }).fill(c.address);
+    await edit.getByRole('button', { name: 'Save changes' }).click();
+    await expect(toast(page, 'Route updated')).toContainText(`${DOMAIN} → ${a.address}, ${c.address}`);
+    await expect(edit).toBeHidden();
+    await expect(health(c)).toContainText('Healthy', { timeout: 20_000 });
+    await expect(health(b)).toHaveCount(0);
+    await expect
+      .poll(async () => new Set(await bodies(edgePort, 6)), { timeout: 15_000, intervals: [500] })
+      .toEqual(new Set(['upstream A', 'upstream C']));
+
     // Deleted after the confirmation: the list is empty again and the edge no longer routes the domain.
     await row.getByRole('button', { name: `Actions for ${DOMAIN}` }).click();
     await page.getByRole('menuitem', { name: 'Delete' }).click();
@@ -151,5 +169,6 @@ test('a route to two upstreams is added in the console, takes turns, leaves out 
   } finally {
     await a.close();
     await b.close();
+    await c.close();
   }
 });

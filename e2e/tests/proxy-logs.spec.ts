@@ -126,6 +126,14 @@ test('the edge logs every request: listed and filtered, opened with every field,
     await expect(missingRow.locator('[data-slot="http-status"]')).toHaveAttribute('data-status-class', '4xx');
     await expect(missingRow).toContainText('/e2e-missing.css?v=1');
     await expect(missingRow.getByRole('link', { name: '127.0.0.1', exact: true })).toHaveAttribute('href', '/ip/127.0.0.1');
+    // A request made while the page is open and Live is on arrives at the top, without a reload.
+    expect((await viaEdge(edgePort, siteHost, '/?live=1', headers)).status).toBe(200);
+    const liveRow = logRow(page, page, siteHost, '/?live=1', 200);
+    await expect(liveRow).toBeVisible({ timeout: 20_000 });
+    // Brought by the live tail (marked so), not by a reload of the list.
+    await expect(liveRow).toHaveAttribute('data-live', 'true');
+    const order = await logRows(page).evaluateAll((rows) => rows.map((row) => row.getAttribute('data-testid')));
+    expect(order.indexOf(`proxy-log-${await rowId(liveRow)}`)).toBeLessThan(order.indexOf(`proxy-log-${await rowId(pageRow)}`));
     const ids = {
       page: await rowId(pageRow),
       missing: await rowId(missingRow),
