@@ -13,12 +13,15 @@ export const paginationQuerySchema = z.object({
   per_page: z.coerce.number().int().min(1).max(100).default(20),
 });
 
+/** The largest value of PostgreSQL's integer, the type of every id the platform makes. */
+export const PG_INTEGER_MAX = 2_147_483_647;
+
 /** A database id in a path: digits only (no '0x1' or '1e3'), within PostgreSQL's integer range. */
 export const dbIdSchema = z
   .string()
   .regex(/^[1-9]\d{0,9}$/, 'Must be a positive whole number')
   .transform(Number)
-  .pipe(z.number().max(2_147_483_647, 'Must be a positive whole number'));
+  .pipe(z.number().max(PG_INTEGER_MAX, 'Must be a positive whole number'));
 
 export const idParamSchema = z.object({ id: dbIdSchema });
 

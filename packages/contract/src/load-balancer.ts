@@ -7,7 +7,8 @@ export const routeDomainSchema = z
   .toLowerCase()
   .regex(
     /^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/,
-    'Enter a domain such as api.example.com',
+    // abort: a name that is not one gets this message once, not again from the check below.
+    { error: 'Enter a domain such as api.example.com', abort: true },
   )
   .refine((value) => value.includes('.'), 'Enter a domain such as api.example.com');
 
@@ -17,7 +18,8 @@ export const upstreamAddressSchema = z
   .trim()
   .regex(
     /^(\[[0-9a-fA-F:.]+\]|[a-zA-Z0-9]([a-zA-Z0-9.-]{0,251}[a-zA-Z0-9])?):([1-9]\d{0,4})$/,
-    'Enter an address such as 10.0.0.5:3000',
+    // abort: an address without a port is not also told its port is too large.
+    { error: 'Enter an address such as 10.0.0.5:3000', abort: true },
   )
   .refine((value) => Number(value.slice(value.lastIndexOf(':') + 1)) <= 65535, 'The port must be at most 65535');
 

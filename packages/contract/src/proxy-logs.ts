@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { dbIdSchema } from './common';
+import { dbIdSchema, PG_INTEGER_MAX } from './common';
 
 /** One request the edge served: written by the edge in batches, kept for `log_retention_days`. */
 export const proxyLogSchema = z.object({
@@ -43,8 +43,8 @@ export const proxyLogQuerySchema = z.object({
   host: z.string().trim().toLowerCase().min(1).max(253).optional().describe('Exact host'),
   path: z.string().trim().min(1).max(2048).optional().describe('Path prefix, e.g. /api'),
   client_ip: ipAddressSchema.optional(),
-  project_id: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
-  environment_id: z.coerce.number().int().min(1).max(2_147_483_647).optional(),
+  project_id: z.coerce.number().int().min(1).max(PG_INTEGER_MAX).optional(),
+  environment_id: z.coerce.number().int().min(1).max(PG_INTEGER_MAX).optional(),
   limit: z.coerce.number().int().min(1).max(200).default(50),
   cursor: z
     .string()

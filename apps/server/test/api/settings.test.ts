@@ -116,6 +116,22 @@ describe('PUT /api/settings', () => {
     });
   });
 
+  it("chooses Let's Encrypt's staging directory (for tests) and goes back to Let's Encrypt", async () => {
+    const staging = 'https://acme-staging-v02.api.letsencrypt.org/directory';
+    const chosen = await putSettings({ acme_directory_url: staging });
+    expect(chosen.status, JSON.stringify(chosen.body)).toBe(200);
+    expect(chosen.body.acme_directory_url).toBe(staging);
+    expect((await getSettings()).acme_directory_url).toBe(staging);
+    const { rows } = await platform.ctx.pool.query<{ value: unknown }>(
+      "SELECT value FROM settings WHERE key = 'acme_directory_url'",
+    );
+    expect(rows[0]?.value).toBe(staging);
+
+    const back = await putSettings({ acme_directory_url: LETS_ENCRYPT_DIRECTORY });
+    expect(back.status).toBe(200);
+    expect((await getSettings()).acme_directory_url).toBe(LETS_ENCRYPT_DIRECTORY);
+  });
+
   it('answers 400 with field errors for bad values and changes nothing', async () => {
     const before = await getSettings();
     const cases: [unknown, { path: string; message: string }[]][] = [

@@ -64,6 +64,8 @@ export function requiredPermission(method: string, routeUrl: string): Permission
       'has-events': 'analytics',
     };
     area = byProjectSub[sub] ?? 'projects';
+    // An environment's domains are the project's custom domains by another path: the same permission.
+    if (sub === 'environments' && segments[4] === 'domains') area = 'domains';
   }
   if (!area || !PERMISSION_AREAS.includes(area)) return 'unmapped';
   return `${area}:${access}`;

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import tls from 'node:tls';
-import type { Domain, DomainOrder } from '@launchbay/contract';
+import { type Domain, type DomainOrder, PG_INTEGER_MAX } from '@launchbay/contract';
 import { asc, eq } from 'drizzle-orm';
 import type { AppContext } from '../../context';
 import { outsideRequestTransaction } from '../../db/request-transaction';
@@ -130,6 +130,8 @@ export async function listDomains(ctx: AppContext): Promise<Domain[]> {
 /** A domain by its id (digits) or its name. */
 export async function getDomainRow(ctx: AppContext, ref: string | number): Promise<DomainRow> {
   const byId = typeof ref === 'number' || /^\d+$/.test(ref);
+  // An id past the column's range (PostgreSQL's integer) is no domain, not a value the database refuses.
+  if (byId && Number(ref) > PG_INTEGER_MAX) throw notFound(`Domain ${ref} not found`);
   const [row] = await ctx.db
     .select()
     .from(domains)
