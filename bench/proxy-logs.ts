@@ -409,6 +409,13 @@ FROM (
   OFFSET 0
 ) s`;
 
+/** A host, client, path and status no synthetic row has, on three rows spread over the week. */
+const RARE = { host: 'rare.example.net', clientIp: '203.0.113.77', path: '/rare/', status: 418 };
+const RARE_INSERT_SQL = `INSERT INTO proxy_logs
+  (created_at, method, host, path, status, duration_ms, bytes_in, bytes_out, client_ip, route, project_id, environment_id, deployment_id)
+SELECT $1::timestamptz - age, 'GET', '${RARE.host}', '${RARE.path}' || n, ${RARE.status}, 1, 200, 300, '${RARE.clientIp}', '${RARE.host}/', 6, 6, 601
+FROM (VALUES (1, interval '6 days 23 hours'), (2, interval '3 days'), (3, interval '1 minute')) AS rare (n, age)`;
+
 /** Client c's address, as INSERT_SQL writes it. */
 const clientIp = (c: number) => `${30 + (c % 180)}.${1 + Math.floor(c / 180)}.${(c % 13) * 17}.${1 + (c % 251)}`;
 
@@ -460,6 +467,9 @@ async function listQueries(p: BenchPlatform, db: pg.Client) {
   let t0 = performance.now();
   await db.query(INSERT_SQL, [now.toISOString()]);
   const insertSeconds = (performance.now() - t0) / 1000;
+  // Three rare rows (a week, three days and a minute old): a filter that matches almost nothing must find
+  // them through its index, not by walking the million rows in time order.
+  await db.query(RARE_INSERT_SQL, [now.toISOString()]);
   t0 = performance.now();
   // VACUUM too: autovacuum would otherwise visit the new million rows during the timings.
   await db.query('VACUUM (ANALYZE) proxy_logs');
@@ -499,6 +509,11 @@ async function listQueries(p: BenchPlatform, db: pg.Client) {
       },
     },
     { name: `host + status_class=5xx`, q: { limit: 50, host, status_class: '5xx' } },
+    { name: `rare host (3 rows)`, q: { limit: 50, host: RARE.host } },
+    { name: `rare client_ip (3 rows)`, q: { limit: 50, client_ip: RARE.clientIp } },
+    { name: `rare status_code=${RARE.status} (3 rows)`, q: { limit: 50, status_code: RARE.status } },
+    { name: `rare path prefix ${RARE.path} (3 rows)`, q: { limit: 50, path: RARE.path } },
+    { name: 'host nobody asked (0 rows)', q: { limit: 50, host: 'nobody.example.net' } },
     { name: `keyset page ${DEEP_PAGES} pages deep`, q: { limit: 50, cursor } },
     { name: 'live tail (after_id, 10 new)', q: { limit: 50, after_id: first.body.latest_id - 10 } },
   ];
