@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import { X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +14,10 @@ const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
+
+/** A certificate file's SHA-256 fingerprint, as the route table lists it. */
+const fingerprintOf = (certFile: string) =>
+  new X509Certificate(fs.readFileSync(certFile)).fingerprint256.replaceAll(':', '').toLowerCase();
 
 describe('the nginx driver', () => {
   it("reads nginx's JSON access log into proxy-log rows, and goes on where it stopped after a restart", async () => {
@@ -120,6 +126,129 @@ describe('the nginx driver', () => {
     }
     expect(answer).toBe('still here');
     expect(Number(fs.readFileSync(pidFile, 'utf8'))).not.toBe(master);
+  });
+
+  it('keeps connections to the app alive: many requests, each on a new client connection, reach the app over a few', async () => {
+    let connections = 0;
+    let requests = 0;
+    const app = await startUpstream((_req, res) => {
+      requests++;
+      res.end('kept alive');
+    });
+    app.server.on('connection', () => connections++);
+    cleanups.push(app.close);
+    const proxy = await startEdge([route('kept-alive.test', [app.upstream])]);
+    cleanups.push(proxy.close);
+    const nginx = proxy.nginx;
+    if (!nginx) throw new Error('runs with EDGE_TEST_DRIVER=nginx');
+    // The app's upstream block asks nginx to keep idle connections to it.
+    const config = fs.readFileSync(nginx.paths.config, 'utf8');
+    expect(config).toMatch(
+      new RegExp(`upstream launchbay_upstream_\\d+ \\{\\s*server 127\\.0\\.0\\.1:${app.port};[^}]*keepalive \\d+;`),
+    );
+
+    const sent = 50;
+    for (let i = 0; i < sent; i++) {
+      // agent: false, so every request is a new connection to nginx: only nginx can have reused one to the app.
+      const answer = await request(proxy.port, { host: 'kept-alive.test', path: `/${i}` });
+      expect(answer.body).toBe('kept alive');
+    }
+    expect(requests).toBe(sent);
+    // One worker (the test edge's nginx) and sequential requests: one connection serves them all.
+    expect(connections).toBeGreaterThanOrEqual(1);
+    expect(connections).toBeLessThanOrEqual(2);
+  });
+
+  it('serves a route to an upstream named by host name through the edge behind nginx: a name that does not resolve blocks no other change', async () => {
+    const before = await startUpstream((_req, res) => res.end('before'));
+    cleanups.push(before.close);
+    const after = await startUpstream((_req, res) => res.end('after'));
+    cleanups.push(after.close);
+    const named = await startUpstream((_req, res) => res.end('named'));
+    cleanups.push(named.close);
+    const proxy = await startEdge([route('app.test', [before.upstream])]);
+    cleanups.push(proxy.close);
+    const nginx = proxy.nginx;
+    if (!nginx) throw new Error('runs with EDGE_TEST_DRIVER=nginx');
+    expect((await request(proxy.port, { host: 'app.test' })).body).toBe('before');
+
+    // nginx would resolve a name once, at load, and refuse the whole configuration for one that does not
+    // resolve (`.invalid` never does): such upstreams go to the edge process, which resolves per request.
+    await proxy.setRoutes([
+      route('app.test', [after.upstream]),
+      route('gone.test', [{ kind: 'tcp', host: 'backend.invalid', port: 8080 }]),
+      route('named.test', [{ kind: 'tcp', host: 'localhost', port: named.port }]),
+    ]);
+    expect(nginx.error).toBeNull();
+    expect(nginx.servedVersion).toBe(proxy.routes.table.version);
+    const config = fs.readFileSync(nginx.paths.config, 'utf8');
+    expect(config).not.toContain('backend.invalid');
+    expect(config).not.toContain('server localhost');
+    expect((await request(proxy.port, { host: 'app.test' })).body).toBe('after');
+    expect((await request(proxy.port, { host: 'named.test' })).body).toBe('named');
+    expect((await request(proxy.port, { host: 'gone.test' })).status).toBe(502);
+  });
+
+  it('never loads a configuration nginx refuses: the last good one keeps serving, the reason is reported, and the next good one loads', async () => {
+    const before = await startUpstream((_req, res) => res.end('before'));
+    cleanups.push(before.close);
+    const after = await startUpstream((_req, res) => res.end('after'));
+    cleanups.push(after.close);
+    const proxy = await startEdge([route('app.test', [before.upstream])], {}, { tls: true });
+    cleanups.push(proxy.close);
+    const nginx = proxy.nginx;
+    if (!nginx) throw new Error('runs with EDGE_TEST_DRIVER=nginx');
+    expect((await request(proxy.port, { host: 'app.test' })).body).toBe('before');
+    const served = nginx.servedVersion;
+    const goodConfig = fs.readFileSync(nginx.paths.config, 'utf8');
+
+    // A certificate with a 1024-bit RSA key: a valid PEM pair the edge reads, which nginx's OpenSSL
+    // (security level 2) refuses when it checks the configuration. Along with it, app.test moves to another app.
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lb-nginx-weak-'));
+    cleanups.push(() => fs.rmSync(dir, { recursive: true, force: true }));
+    const certFile = path.join(dir, 'weak.pem');
+    const keyFile = path.join(dir, 'weak.key');
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'rsa:1024',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '2',
+        '-subj',
+        '/CN=weak.test',
+      ],
+      { stdio: 'pipe' },
+    );
+    const refused = proxy.setTable({
+      routes: [route('app.test', [after.upstream]), route('weak.test', [after.upstream])],
+      certificates: [{ names: ['weak.test'], certFile, keyFile, fingerprint: fingerprintOf(certFile) }],
+    });
+    for (let i = 0; i < 200 && nginx.error === null; i++) await sleep(25);
+    // The reason, as the identity answer reports it to the platform (driverError).
+    expect(nginx.error).toMatch(/key too small/);
+    // The refused configuration was written aside and checked, never put in place nor loaded.
+    expect(fs.readFileSync(nginx.paths.next, 'utf8')).toContain(certFile);
+    expect(fs.readFileSync(nginx.paths.config, 'utf8')).toBe(goodConfig);
+    // nginx still serves the last good configuration (straight to the app app.test had: the edge behind
+    // nginx, which has the new table, would answer "after"), and the edge does not report the new table served.
+    for (let i = 0; i < 5; i++) expect((await request(proxy.port, { host: 'app.test' })).body).toBe('before');
+    expect(nginx.servedVersion).toBe(served);
+    expect(proxy.routes.table.version).toBeGreaterThan(served);
+
+    // The next table nginx takes is loaded, the reason cleared, and the refused table counts as passed.
+    await proxy.setRoutes([route('app.test', [after.upstream])]);
+    await refused;
+    expect(nginx.error).toBeNull();
+    expect(nginx.servedVersion).toBe(proxy.routes.table.version);
+    expect((await request(proxy.port, { host: 'app.test' })).body).toBe('after');
   });
 
   it('reads a line that is not its format as nothing, and a retry through several upstreams as the last one', () => {

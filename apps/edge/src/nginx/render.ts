@@ -10,6 +10,7 @@
  * written into the file: a name or path nginx could read as syntax never gets in (such a host is
  * left to the fallback, which serves it as the embedded edge does).
  */
+import { isIP } from 'node:net';
 import { IDENTITY_PATH, type Route, type RouteTable, type RouteUpstream, type TlsCertificate } from '@launchbay/edge-protocol';
 
 /** Set by nginx on what it sends to the fallback; the fallback listens on loopback only and believes them. */
@@ -98,9 +99,15 @@ export type NginxLogLine = Record<(typeof LOG_FIELDS)[number][0], string>;
 
 const quote = (text: string) => `"${text}"`;
 
+/**
+ * An upstream as nginx's `server` names it, or null for one the fallback (the edge process behind
+ * nginx) must serve. A host name is one: nginx resolves it once, when it reads the configuration, and
+ * refuses the whole configuration when it does not resolve, so one route to a name that is gone would
+ * stop every other route's change from loading. The edge process resolves it per request instead.
+ */
 function upstreamServer(upstream: RouteUpstream): string | null {
   if (upstream.kind === 'unix') return SAFE_FILE.test(upstream.socketPath) ? `unix:${upstream.socketPath}` : null;
-  if (!SAFE_UPSTREAM_HOST.test(upstream.host)) return null;
+  if (!SAFE_UPSTREAM_HOST.test(upstream.host) || isIP(upstream.host.replace(/^\[|\]$/g, '')) === 0) return null;
   const host = upstream.host.includes(':') && !upstream.host.startsWith('[') ? `[${upstream.host}]` : upstream.host;
   return `${host}:${upstream.port}`;
 }
