@@ -15,9 +15,10 @@ let api: Api;
 let admin: string;
 let pebble: Pebble;
 let port80: http.Server | undefined;
+let dnsPort: number;
 
 beforeAll(async () => {
-  const dnsPort = await freePort();
+  dnsPort = await freePort();
   pebble = await startPebble({ httpPort: 80, dnsPort });
   platform = await startTestPlatform({ PUBLIC_IP: '127.0.0.1', DNS_SERVERS: `127.0.0.1:${dnsPort}` });
   // Something answers on port 80 of the "public" address (tests run as root; a machine where port 80
@@ -62,6 +63,63 @@ describe('external connectivity', () => {
       { type: 'A', name: 'apps.example.test', value: '127.0.0.1', purpose: 'The platform itself' },
       { type: 'A', name: '*.apps.example.test', value: '127.0.0.1', purpose: 'Every app and preview address under it' },
     ]);
+  });
+
+  it('reports port 443 as reachable when the edge listens there for HTTPS (PROXY_TLS_PORT=443)', {
+    timeout: 60_000,
+  }, async () => {
+    const onHttps = await startTestPlatform({
+      PUBLIC_IP: '127.0.0.1',
+      DNS_SERVERS: `127.0.0.1:${dnsPort}`,
+      PROXY_TLS_PORT: '443',
+    });
+    try {
+      expect(onHttps.ctx.edge.tlsPort()).toBe(443);
+      const api443 = apiClient(onHttps.url);
+      const token = await api443.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+      const response = await api443.call<Connectivity>('GET', '/platform/connectivity', { token });
+      expect(response.status).toBe(200);
+      // The edge is on the port itself: nothing to forward.
+      expect(response.body.ports.find((p) => p.port === 443)).toEqual({
+        port: 443,
+        purpose: 'HTTPS',
+        edge_port: 443,
+        reachable: true,
+        detail: '127.0.0.1:443 answers (tried from this machine).',
+      });
+    } finally {
+      await onHttps.close();
+    }
+  });
+
+  it('reports a port nothing listens on as not reachable, and what to do about it', async () => {
+    // This platform's edge takes HTTPS on a free port of its own, so 127.0.0.1:443 has no listener.
+    const tlsPort = platform.ctx.edge.tlsPort();
+    expect(tlsPort).not.toBe(443);
+    const local = await api.call<Connectivity>('GET', '/platform/connectivity', { token: admin });
+    expect(local.body.ports.find((p) => p.port === 443)).toEqual({
+      port: 443,
+      purpose: 'HTTPS',
+      edge_port: tlsPort,
+      reachable: false,
+      detail: `127.0.0.1:443: connection refused (nothing listens there). The edge listens on ${tlsPort} here: forward 443 to it, or set PROXY_TLS_PORT=443.`,
+    });
+
+    // Behind NAT the answer says the router has to forward the port (and loop it back for the check).
+    const nat = await api.call('PUT', '/settings', { token: admin, body: { access_mode: 'nat' } });
+    expect(nat.status, JSON.stringify(nat.body)).toBe(200);
+    try {
+      const behindNat = await api.call<Connectivity>('GET', '/platform/connectivity', { token: admin });
+      expect(behindNat.body.access_mode).toBe('nat');
+      expect(behindNat.body.ports.find((p) => p.port === 443)).toMatchObject({
+        reachable: false,
+        detail: `127.0.0.1:443: connection refused (nothing listens there). Behind NAT the router must forward the port (and loop it back for this check). The edge listens on ${tlsPort} here: forward 443 to it, or set PROXY_TLS_PORT=443.`,
+      });
+      // Port 80 has its listener: reachable whatever the access mode.
+      expect(behindNat.body.ports.find((p) => p.port === 80)?.reachable).toBe(true);
+    } finally {
+      await api.call('PUT', '/settings', { token: admin, body: { access_mode: 'local' } });
+    }
   });
 
   it('checks a record by really resolving it, a wildcard through a random name under it', async () => {

@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import type { ProxyLog, ProxyLogList } from '@launchbay/contract';
-import { edgePaths } from '@launchbay/edge-protocol';
+import { edgePaths, PROXY_LOG_DROPS_INSERT_SQL } from '@launchbay/edge-protocol';
 import { type GitServer, startGitServer } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config';
@@ -10,6 +10,7 @@ import { startPlatform } from '../../src/platform';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestPlatform, type TestPlatform, testEnv } from '../helpers/platform';
+import { waitForDeploymentStatus } from '../helpers/projects';
 
 /**
  * Proxy logs against the real edge: requests through it become rows (written by the edge in
@@ -122,6 +123,59 @@ describe('proxy logs', { timeout: 120_000 }, () => {
     expect(one.body).toEqual(home);
   });
 
+  it('a request proxied to a Node app gets a row naming the upstream it went to', async () => {
+    const repo = await git.createRepo('acme/logged-node', {
+      'package.json': JSON.stringify({ name: 'logged-node', version: '1.0.0', scripts: { start: 'node server.js' } }),
+      'server.js': `require('node:http')
+  .createServer((req, res) => res.end('node says ' + req.url))
+  .listen(Number(process.env.PORT), process.env.HOST);`,
+    });
+    const created = await api.call<{ id: number; slug: string; environments: { id: number; name: string }[] }>(
+      'POST',
+      '/projects',
+      { token: admin, body: { name: 'Logged Node', git_url: repo.url, git_token: TOKEN, branch: 'main' } },
+    );
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    const app = created.body;
+    const last = await api.call<{ id: number }>('GET', `/projects/${app.id}/last-deployment`, { token: admin });
+    const ready = await waitForDeploymentStatus<{ id: number; status: string; error: string | null }>(
+      api,
+      admin,
+      app.id,
+      last.body.id,
+      ['ready', 'failed', 'crashed'],
+    );
+    expect(ready.status, ready.error ?? '').toBe('ready');
+    const web = platform.ctx.runtime.status(ready.id)?.processes.find((p) => p.type === 'web');
+    if (!web?.port) throw new Error(`no port for the web process of deployment ${ready.id}`);
+
+    const host = `${app.slug}.localhost`;
+    const answer = await edge(host, '/from-node?q=1');
+    expect(answer).toMatchObject({ status: 200, body: 'node says /from-node?q=1' });
+    const row = await waitFor('the row of the Node app', async () => {
+      const page = await list({ host, path: '/from-node' });
+      return page.logs[0];
+    });
+    expect(row).toMatchObject({
+      method: 'GET',
+      host,
+      path: '/from-node',
+      query: 'q=1',
+      status_code: 200,
+      route: `${host}/`,
+      project_id: app.id,
+      project_name: 'Logged Node',
+      project_slug: app.slug,
+      environment_id: app.environments.find((e) => e.name === 'production')?.id,
+      environment_name: 'production',
+      deployment_id: ready.id,
+      // The app's own address, where the edge sent the request (loopback, the port the runtime gave it).
+      upstream: `127.0.0.1:${web.port}`,
+      tls_version: null,
+    });
+    expect(row.bytes_out).toBeGreaterThan('node says /from-node?q=1'.length);
+  });
+
   it('filters by status class, exact status, host, path prefix, client IP, project and time', async () => {
     const host = `${project.slug}.localhost`;
     for (const path of ['/a', '/api/one', '/api/two', '/nope']) await edge(host, path);
@@ -221,6 +275,77 @@ describe('proxy logs', { timeout: 120_000 }, () => {
     });
     const left = await list({ host: 'retention.test' });
     expect(left.logs.map((row) => row.path)).toEqual(['/recent']);
+  });
+
+  it('counts the rows the edge could not keep, within the time range asked for', async () => {
+    // A fresh platform whose edge never had a full buffer has dropped nothing.
+    expect((await list({ limit: 1 })).dropped).toEqual({ count: 0, last_at: null });
+    const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    // Two episodes as the edge records them (its own statement): 5 rows 2 h to 1 h ago, 3 rows 10 to 5 min ago.
+    const older = { count: 5, first: ago(120), last: ago(60) };
+    const newer = { count: 3, first: ago(10), last: ago(5) };
+    for (const episode of [older, newer]) {
+      await platform.ctx.pool.query(PROXY_LOG_DROPS_INSERT_SQL, [
+        episode.count,
+        episode.first.toISOString(),
+        episode.last.toISOString(),
+      ]);
+    }
+    const everything = await list({ limit: 1 });
+    expect(everything.dropped).toEqual({ count: 8, last_at: newer.last.toISOString() });
+    // Drops belong to no host: a filter on one keeps the count of the time range.
+    expect((await list({ host: `${project.slug}.localhost` })).dropped.count).toBe(8);
+    // An episode counts when it overlaps the range.
+    expect((await list({ from: ago(30).toISOString() })).dropped).toEqual({
+      count: 3,
+      last_at: newer.last.toISOString(),
+    });
+    expect((await list({ to: ago(90).toISOString() })).dropped).toEqual({ count: 5, last_at: older.last.toISOString() });
+    expect((await list({ from: ago(100).toISOString(), to: ago(95).toISOString() })).dropped.count).toBe(5);
+    expect((await list({ from: ago(50).toISOString(), to: ago(20).toISOString() })).dropped).toEqual({
+      count: 0,
+      last_at: null,
+    });
+    expect((await list({ from: new Date(Date.now() + 3_600_000).toISOString() })).dropped.count).toBe(0);
+  });
+
+  it('the retention follows the log_retention_days setting: a shorter one removes rows (and drop counts) older than it', async () => {
+    const before = (await list({ limit: 1 })).dropped.count;
+    const insert = (hours: number, path: string) =>
+      platform.ctx.pool.query(
+        `INSERT INTO proxy_logs (created_at, method, host, path, status, duration_ms, bytes_in, bytes_out, client_ip)
+         VALUES (now() - make_interval(hours => $1), 'GET', 'short-retention.test', $2, 200, 1, 10, 10, '10.0.0.2')`,
+        [hours, path],
+      );
+    await insert(50, '/two-days-old'); // kept by the default 30 days, not by 1 day
+    await insert(26, '/a-day-old');
+    await insert(12, '/half-a-day-old');
+    const dropAt = new Date(Date.now() - 48 * 3_600_000).toISOString();
+    await platform.ctx.pool.query(PROXY_LOG_DROPS_INSERT_SQL, [4, dropAt, dropAt]);
+    expect((await list({ limit: 1 })).dropped.count).toBe(before + 4);
+
+    const changed = await api.call<{ log_retention_days: number }>('PUT', '/settings', {
+      token: admin,
+      body: { log_retention_days: 1 },
+    });
+    expect(changed.status, JSON.stringify(changed.body)).toBe(200);
+    expect(changed.body.log_retention_days).toBe(1);
+    try {
+      const { id } = await enqueue(platform.ctx, proxyLogRetention.queue, {});
+      const status = await waitFor('the retention job', async () => {
+        const job = await api.call<{ status: string }>('GET', `/jobs/${id}`, { token: admin });
+        return ['succeeded', 'failed'].includes(job.body.status) ? job.body.status : undefined;
+      });
+      expect(status).toBe('succeeded');
+      const left = await list({ host: 'short-retention.test' });
+      expect(left.logs.map((row) => row.path)).toEqual(['/half-a-day-old']);
+      // The episode of two days ago went too; the recent ones stay.
+      expect((await list({ limit: 1 })).dropped.count).toBe(before);
+      // Rows of today's requests are untouched.
+      expect((await list({ host: `${project.slug}.localhost`, path: '/tail-' })).logs).toHaveLength(2);
+    } finally {
+      await api.call('PUT', '/settings', { token: admin, body: { log_retention_days: 30 } });
+    }
   });
 
   it('requests served while the control plane and its database are down are logged once they are back', async () => {
