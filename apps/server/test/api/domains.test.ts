@@ -1,3 +1,5 @@
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -11,9 +13,11 @@ import {
   type HttpChallengeDebug,
   type ProxyLogList,
 } from '@launchbay/contract';
-import { freePort, type Pebble, startPebble } from '@launchbay/testkit';
+import { CHALLTESTSRV_BINARY, freePort, type Pebble, startPebble } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wakeQueue } from '../../src/jobs';
+import { createSecretBox } from '../../src/lib/crypto';
+import { publishRoutes } from '../../src/modules/deployments/edge-routes';
 import { dnsWatchQueue, lookForTxtRecord, renewDueCertificates } from '../../src/modules/domains/jobs';
 import { type Api, type ApiError, apiClient } from '../helpers/api';
 import { getThroughEdge } from '../helpers/edge';
@@ -59,11 +63,13 @@ const getDomain = async (ref: string | number) => (await api.call<Domain>('GET',
 function httpsThroughEdge(
   serverName: string,
   ca: string,
-): Promise<{ status: number; body: string; protocol: string; fingerprint: string }> {
+): Promise<{ status: number; body: string; protocol: string; fingerprint: string; serial: string }> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: '127.0.0.1', port: platform.ctx.edge.tlsPort() ?? 0, servername: serverName, ca });
     socket.once('secureConnect', () => {
-      const fingerprint = socket.getPeerX509Certificate()?.fingerprint256.replaceAll(':', '').toLowerCase() ?? '';
+      const peer = socket.getPeerX509Certificate();
+      const fingerprint = peer?.fingerprint256.replaceAll(':', '').toLowerCase() ?? '';
+      const serial = peer?.serialNumber ?? '';
       const protocol = socket.getProtocol() ?? '';
       socket.write(`GET / HTTP/1.1\r\nhost: ${serverName}\r\nconnection: close\r\n\r\n`);
       let text = '';
@@ -73,11 +79,55 @@ function httpsThroughEdge(
       });
       socket.on('end', () => {
         const status = Number(text.slice(9, 12));
-        resolve({ status, body: text.slice(text.indexOf('\r\n\r\n') + 4), protocol, fingerprint });
+        resolve({ status, body: text.slice(text.indexOf('\r\n\r\n') + 4), protocol, fingerprint, serial });
       });
     });
     socket.once('error', reject);
   });
+}
+
+/** Whether a certificate job (provision or renewal) for the domain is queued or running. */
+async function certificateJobActive(domainId: number): Promise<boolean> {
+  const { rows } = await platform.ctx.pool.query(
+    "SELECT 1 FROM jobs WHERE queue = 'domains.certificate' AND singleton_key = $1 AND status IN ('pending', 'running')",
+    [`domain:${domainId}`],
+  );
+  return rows.length > 0;
+}
+
+/**
+ * The processes holding the TCP socket that listens on a port (found through /proc: the embedded
+ * edge, or nginx's master and workers), to make the edge stop answering without it being replaced.
+ */
+function listenersOn(port: number): number[] {
+  const hexPort = port.toString(16).toUpperCase().padStart(4, '0');
+  const inodes = new Set<string>();
+  for (const table of ['/proc/net/tcp', '/proc/net/tcp6']) {
+    const lines = fs.existsSync(table) ? fs.readFileSync(table, 'utf8').trim().split('\n').slice(1) : [];
+    for (const line of lines) {
+      const fields = line.trim().split(/\s+/);
+      if (fields[1]?.endsWith(`:${hexPort}`) && fields[3] === '0A' && fields[9]) inodes.add(`socket:[${fields[9]}]`);
+    }
+  }
+  const pids: number[] = [];
+  for (const entry of fs.readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
+    let fds: string[];
+    try {
+      fds = fs.readdirSync(`/proc/${entry}/fd`);
+    } catch {
+      continue; // gone meanwhile
+    }
+    const holds = fds.some((fd) => {
+      try {
+        return inodes.has(fs.readlinkSync(`/proc/${entry}/fd/${fd}`));
+      } catch {
+        return false;
+      }
+    });
+    if (holds) pids.push(Number(entry));
+  }
+  return pids;
 }
 
 beforeAll(async () => {
@@ -208,6 +258,48 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     expect((await api.call('DELETE', `/domains/${DOMAIN}/order`, { token: admin })).status).toBe(204);
     expect((await api.call('GET', `/domains/${DOMAIN}/order`, { token: admin })).status).toBe(404);
     expect((await getDomain(DOMAIN)).status).toBe('active');
+  });
+
+  it('renews on request: POST /renew gets a new certificate from the CA, and the edge serves it', async () => {
+    const before = await getDomain(DOMAIN);
+    expect(before).toMatchObject({ status: 'active', served: { status: 'match' } });
+    const root = await pebble.issuingRoot();
+    const servedBefore = await httpsThroughEdge(DOMAIN, root);
+    expect(servedBefore.fingerprint).toBe(before.fingerprint);
+    // A certificate issued in a later second than the current one: its validity ends later too.
+    await sleep(1100);
+
+    const renew = await api.call<Domain>('POST', `/domains/${DOMAIN}/renew`, { token: admin });
+    expect(renew.status, JSON.stringify(renew.body)).toBe(202);
+    expect(renew.body.fingerprint).toBe(before.fingerprint); // queued: the current one until the new one is stored
+    const renewed = await until('the renewed certificate, served', async () => {
+      const domain = await getDomain(DOMAIN);
+      if (domain.renewal_failures > 0) throw new Error(`the renewal failed: ${domain.last_error}`);
+      return domain.fingerprint !== before.fingerprint && domain.served.status !== null ? domain : undefined;
+    });
+    expect(renewed).toMatchObject({
+      status: 'active',
+      renewal_failures: 0,
+      last_error: null,
+      next_renewal_at: null,
+      order: null,
+    });
+    expect(renewed.served).toMatchObject({ status: 'match', fingerprint: renewed.fingerprint });
+    expect(new Date(renewed.issued_at ?? 0).getTime()).toBeGreaterThan(new Date(before.issued_at ?? 0).getTime());
+    expect(new Date(renewed.expires_at ?? 0).getTime()).toBeGreaterThan(new Date(before.expires_at ?? 0).getTime());
+    expect(renewed.days_remaining).toBeGreaterThanOrEqual(29);
+
+    // The edge's handshake presents the new certificate (another serial), chained to Pebble's root.
+    const servedAfter = await httpsThroughEdge(DOMAIN, root);
+    expect(servedAfter).toMatchObject({ status: 200, body: 'served over https', fingerprint: renewed.fingerprint });
+    expect(servedAfter.serial).toMatch(/^[0-9A-F]+$/);
+    expect(servedAfter.serial).not.toBe(servedBefore.serial);
+    // The renewal job says what it did.
+    const { rows } = await platform.ctx.pool.query<{ log: string }>(
+      "SELECT string_agg(l.message, ' | ' ORDER BY l.id) AS log FROM jobs j JOIN job_logs l ON l.job_id = j.id WHERE j.queue = 'domains.certificate' AND j.singleton_key = $1 GROUP BY j.id ORDER BY j.id DESC LIMIT 1",
+      [`domain:${before.id}`],
+    );
+    expect(rows[0]?.log).toContain(`Renewing a certificate for ${DOMAIN} (http-01)`);
   });
 
   it('a wildcard is validated with DNS-01: the TXT record is checked before the CA is asked', async () => {
@@ -352,6 +444,73 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     await api.call('PUT', '/settings', { token: admin, body: { acme_directory_url: pebble.directoryUrl } });
   });
 
+  it('a renewal that keeps failing is retried further apart each time; a certificate outside the renewal window is left alone', async () => {
+    const HOUR = 3_600_000;
+    await api.call('PUT', '/settings', {
+      token: admin,
+      body: { acme_directory_url: 'https://127.0.0.1:9/dir', certificate_renewal_days: 60 },
+    });
+    const start = await getDomain(DOMAIN);
+    let failures = start.renewal_failures;
+    const delays: number[] = [];
+    for (let round = 0; round < 3; round++) {
+      // The backoff is over (as when its hours have passed): the sweep queues the renewal, which fails again.
+      await platform.ctx.pool.query("UPDATE domains SET next_renewal_at = now() - interval '1 second' WHERE id = $1", [start.id]);
+      expect(await renewDueCertificates(platform.ctx)).toMatch(/^Queued [1-9]\d* renewals;/);
+      const failed = await until(`renewal failure ${failures + 1}`, async () => {
+        const domain = await getDomain(DOMAIN);
+        return domain.renewal_failures === failures + 1 && !(await certificateJobActive(start.id)) ? domain : undefined;
+      });
+      failures = failed.renewal_failures;
+      expect(failed).toMatchObject({ status: 'active', fingerprint: start.fingerprint, served: { status: 'match' } });
+      expect(failed.last_error).toContain('https://127.0.0.1:9/dir');
+      const delay = new Date(failed.next_renewal_at ?? 0).getTime() - Date.now();
+      // 1, 2, 4... hours after the nth failure in a row.
+      expect(Math.abs(delay - HOUR * 2 ** (failures - 1))).toBeLessThan(60_000);
+      delays.push(delay);
+      // Not due again before then: the next sweep leaves it alone.
+      await renewDueCertificates(platform.ctx);
+      expect(await certificateJobActive(start.id)).toBe(false);
+      expect((await getDomain(DOMAIN)).renewal_failures).toBe(failures);
+    }
+    expect(failures).toBe(start.renewal_failures + 3);
+    expect(delays[1]).toBeGreaterThan((delays[0] ?? 0) + 30 * 60_000);
+    expect(delays[2]).toBeGreaterThan((delays[1] ?? 0) + 30 * 60_000);
+
+    // The CA is back, but with a 14-day window these 30-day certificates are not due, even with
+    // their backoff over: the sweep queues nothing and the certificate stays as it is.
+    await api.call('PUT', '/settings', {
+      token: admin,
+      body: { acme_directory_url: pebble.directoryUrl, certificate_renewal_days: 14 },
+    });
+    await platform.ctx.pool.query(
+      "UPDATE domains SET next_renewal_at = now() - interval '1 second' WHERE fingerprint IS NOT NULL",
+    );
+    const notDue = await getDomain(DOMAIN);
+    expect(await renewDueCertificates(platform.ctx)).toMatch(/^Queued 0 renewals;/);
+    expect(await certificateJobActive(start.id)).toBe(false);
+    await sleep(1000);
+    const untouched = await getDomain(DOMAIN);
+    expect(untouched).toMatchObject({
+      fingerprint: notDue.fingerprint,
+      expires_at: notDue.expires_at,
+      renewal_failures: failures,
+      status: 'active',
+    });
+
+    // Inside the window again (60 days): the same sweep renews it, and the failures are forgotten.
+    await api.call('PUT', '/settings', { token: admin, body: { certificate_renewal_days: 60 } });
+    expect(await renewDueCertificates(platform.ctx)).toMatch(/^Queued [1-9]\d* renewals;/);
+    const renewed = await until('the renewal inside the window', async () => {
+      const domain = await getDomain(DOMAIN);
+      return domain.fingerprint !== notDue.fingerprint && domain.served.status === 'match' ? domain : undefined;
+    });
+    expect(renewed).toMatchObject({ renewal_failures: 0, next_renewal_at: null, last_error: null });
+    await until('the renewal job to end', async () => ((await certificateJobActive(start.id)) ? undefined : true));
+    // Back to a window these certificates are outside of: the sweeps of the tests below only compare.
+    await api.call('PUT', '/settings', { token: admin, body: { certificate_renewal_days: 14 } });
+  });
+
   it('reports a certificate the edge serves other than the stored one, never hides it', async () => {
     const before = await getDomain(DOMAIN);
     expect(before.served.status).toBe('match');
@@ -367,6 +526,55 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     await platform.ctx.pool.query('UPDATE domains SET fingerprint = $1 WHERE domain = $2', [before.fingerprint, DOMAIN]);
     await renewDueCertificates(platform.ctx);
     expect((await getDomain(DOMAIN)).served.status).toBe('match');
+  });
+
+  it('reports when the edge serves no certificate for the name, and when the edge does not answer at all', async () => {
+    // Nothing is due (14 days): the sweeps below only look at what the edge serves.
+    const before = await getDomain(DOMAIN);
+    expect(await certificateJobActive(before.id)).toBe(false);
+    expect(before.served.status).toBe('match');
+    const root = await pebble.issuingRoot();
+    const { rows } = await platform.ctx.pool.query<{ certificate_sealed: string }>(
+      'SELECT certificate_sealed FROM domains WHERE id = $1',
+      [before.id],
+    );
+    const sealed = rows[0]?.certificate_sealed as string;
+
+    // The stored certificate was sealed with another encryption key (a data folder restored with the
+    // wrong ENCRYPTION_KEY): the edge cannot be given it and has no certificate for the name.
+    const otherKey = createSecretBox(randomBytes(32));
+    await platform.ctx.pool.query('UPDATE domains SET certificate_sealed = $1 WHERE id = $2', [
+      otherKey.seal('-----BEGIN CERTIFICATE-----'),
+      before.id,
+    ]);
+    expect(await publishRoutes(platform.ctx, { waitMs: 5000 })).toBe(true);
+    await expect(httpsThroughEdge(DOMAIN, root)).rejects.toThrow();
+    expect(await renewDueCertificates(platform.ctx)).toMatch(/^Queued 0 renewals;/);
+    const none = await getDomain(DOMAIN);
+    expect(none.served).toMatchObject({ status: 'none', fingerprint: null });
+    expect(new Date(none.served.checked_at ?? 0).getTime()).toBeGreaterThan(new Date(before.served.checked_at ?? 0).getTime());
+    expect(none.status).toBe('active');
+
+    await platform.ctx.pool.query('UPDATE domains SET certificate_sealed = $1 WHERE id = $2', [sealed, before.id]);
+    expect(await publishRoutes(platform.ctx, { waitMs: 5000 })).toBe(true);
+    await renewDueCertificates(platform.ctx);
+    expect((await getDomain(DOMAIN)).served).toMatchObject({ status: 'match', fingerprint: before.fingerprint });
+
+    // The edge hangs (its processes stopped: it accepts no handshake, and is not replaced, being alive).
+    const tlsPort = platform.ctx.edge.tlsPort() as number;
+    const pids = listenersOn(tlsPort);
+    expect(pids.length).toBeGreaterThan(0);
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    try {
+      await renewDueCertificates(platform.ctx);
+      const unreachable = await getDomain(DOMAIN);
+      expect(unreachable.served).toMatchObject({ status: 'unreachable', fingerprint: null });
+      expect(unreachable.status).toBe('active');
+    } finally {
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    }
+    await renewDueCertificates(platform.ctx);
+    expect((await getDomain(DOMAIN)).served).toMatchObject({ status: 'match', fingerprint: before.fingerprint });
   });
 
   it('answers 400 with field errors, 401 without a session, 403 for a reader and 404 for an unknown domain', async () => {
@@ -391,5 +599,201 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     expect(renew.body.detail).toBe('fresh.example.test has no certificate to renew yet: provision it first');
     expect((await api.call('DELETE', `/domains/${fresh.body.id}`, { token: admin })).status).toBe(204);
     expect((await api.call('GET', `/domains/${fresh.body.id}`, { token: admin })).status).toBe(404);
+  });
+});
+
+/**
+ * The HTTP-01 debug on a platform of its own whose DNS (DNS_SERVERS) is a pebble-challtestsrv this
+ * test controls, answering only the names given to it, and whose port 80 (ACME_HTTP_PORT) is a
+ * stand-in web server, then nothing at all: each reason a CA's validation would fail is produced
+ * for real and explained.
+ */
+describe('the HTTP-01 debug explains why a validation would fail', { timeout: 120_000 }, () => {
+  let other: TestPlatform;
+  let otherApi: Api;
+  let otherAdmin: string;
+  let dnsServer: ChildProcess;
+  let dnsManagement = '';
+  let port80: http.Server;
+  let port80Port = 0;
+  /** What the stand-in on port 80 answers; every request it got. */
+  let answer: (req: http.IncomingMessage, res: http.ServerResponse) => void = (_req, res) => {
+    res.statusCode = 404;
+    res.end('not found');
+  };
+  const asked: { host: string | undefined; path: string | undefined }[] = [];
+
+  const debugOf = async (ref: string | number) => {
+    const debug = await otherApi.call<HttpChallengeDebug>('GET', `/domains/${ref}/http-challenge-debug`, { token: otherAdmin });
+    expect(debug.status, JSON.stringify(debug.body)).toBe(200);
+    return debug.body;
+  };
+  const addDomain = async (domain: string) => {
+    const created = await otherApi.call<Domain>('POST', '/domains', { token: otherAdmin, body: { domain } });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    return created.body;
+  };
+
+  beforeAll(async () => {
+    const dnsPort = await freePort();
+    const managementPort = await freePort();
+    // No default address: a name resolves only once it is given one.
+    dnsServer = spawn(
+      CHALLTESTSRV_BINARY,
+      [
+        '-dns01',
+        `127.0.0.1:${dnsPort}`,
+        '-management',
+        `127.0.0.1:${managementPort}`,
+        '-defaultIPv4',
+        '',
+        '-defaultIPv6',
+        '',
+        '-http01',
+        '',
+        '-https01',
+        '',
+        '-tlsalpn01',
+        '',
+      ],
+      { stdio: 'ignore' },
+    );
+    dnsManagement = `http://127.0.0.1:${managementPort}`;
+    const addA = async (host: string, address: string) =>
+      (
+        await fetch(`${dnsManagement}/add-a`, {
+          method: 'POST',
+          body: JSON.stringify({ host: `${host}.`, addresses: [address] }),
+        })
+      ).status;
+    await until('the test DNS server', async () =>
+      (await addA('here.example.test', '127.0.0.1').catch(() => 0)) === 200 ? true : undefined,
+    );
+    // A documentation address (RFC 5737): a name that points to some other machine.
+    expect(await addA('elsewhere.example.test', '192.0.2.10')).toBe(200);
+
+    port80 = http.createServer((req, res) => {
+      asked.push({ host: req.headers.host, path: req.url });
+      answer(req, res);
+    });
+    await new Promise<void>((resolve) => port80.listen(0, '127.0.0.1', resolve));
+    port80Port = (port80.address() as AddressInfo).port;
+    other = await startTestPlatform({
+      ACME_CA_FILE: caFile,
+      ACME_HTTP_PORT: String(port80Port),
+      DNS_SERVERS: `127.0.0.1:${dnsPort}`,
+    });
+    otherApi = apiClient(other.url);
+    otherAdmin = await otherApi.login(ADMIN_EMAIL, ADMIN_PASSWORD);
+    const settings = await otherApi.call('PUT', '/settings', {
+      token: otherAdmin,
+      body: { acme_directory_url: pebble.directoryUrl, acme_contact_email: 'certs@example.com' },
+    });
+    expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+  }, 120_000);
+
+  afterAll(async () => {
+    await other?.close();
+    port80?.closeAllConnections();
+    port80?.close();
+    if (dnsServer && dnsServer.exitCode === null) {
+      dnsServer.kill('SIGTERM');
+      await new Promise((resolve) => dnsServer.once('exit', resolve));
+    }
+  });
+
+  it('a name that does not resolve', async () => {
+    const domain = await addDomain('nowhere.example.test');
+    const debug = await debugOf(domain.id);
+    expect(debug).toEqual({
+      domain: 'nowhere.example.test',
+      ready: false,
+      checks: [
+        { name: 'dns', ok: false, detail: 'nowhere.example.test does not resolve: create an A record pointing to this server' },
+        { name: 'port_80', ok: false, detail: `Port ${port80Port} of nowhere.example.test: the name does not resolve` },
+        { name: 'token', ok: true, detail: 'No order in progress: the edge serves a token as soon as one exists' },
+      ],
+    });
+  });
+
+  it('a name that points to another machine', async () => {
+    const domain = await addDomain('elsewhere.example.test');
+    const debug = await debugOf(domain.id);
+    expect(debug.ready).toBe(false);
+    expect(debug.checks[0]).toEqual({
+      name: 'dns',
+      ok: false,
+      detail: 'elsewhere.example.test points to 192.0.2.10, not to this server',
+    });
+    // Port 80 is tried where the name points (no machine answers at that address here).
+    expect(debug.checks[1]).toMatchObject({ name: 'port_80', ok: false });
+    expect(debug.checks[1]?.detail).toMatch(new RegExp(`^Port ${port80Port} of 192\\.0\\.2\\.10: .+`));
+  });
+
+  it('port 80 answering something other than the token, then nothing listening on port 80', async () => {
+    const domain = await addDomain('here.example.test');
+    const order = await otherApi.call<DomainOrder>('POST', `/domains/${domain.id}/order`, { token: otherAdmin });
+    expect(order.status, JSON.stringify(order.body)).toBe(201);
+    const token = order.body.challenges[0]?.token as string;
+    expect(token).toBeTruthy();
+    const tokenPath = `/.well-known/acme-challenge/${token}`;
+    const dnsOk = { name: 'dns', ok: true, detail: 'here.example.test points here (127.0.0.1)' };
+    const portOk = { name: 'port_80', ok: true, detail: `Port ${port80Port} of 127.0.0.1 answers` };
+
+    // Another web server holds port 80 and knows nothing of the token.
+    asked.length = 0;
+    let debug = await debugOf(domain.id);
+    expect(debug).toEqual({
+      domain: 'here.example.test',
+      ready: false,
+      checks: [dnsOk, portOk, { name: 'token', ok: false, detail: `${tokenPath} answered 404` }],
+    });
+    // It was asked the way the CA asks: the token's path, by name.
+    expect(asked).toContainEqual({ host: 'here.example.test', path: tokenPath });
+
+    // It answers 200, but not with the key authorization.
+    answer = (_req, res) => res.end('Welcome to nginx!');
+    debug = await debugOf(domain.id);
+    expect(debug.ready).toBe(false);
+    expect(debug.checks[2]).toEqual({
+      name: 'token',
+      ok: false,
+      detail: `${tokenPath} answered 200 with something else than the key authorization`,
+    });
+
+    // Port 80 hands the request to this platform's edge (as a port forward would): every check passes.
+    answer = (req, res) => {
+      getThroughEdge(other.ctx.edge.port(), req.headers.host ?? '', { path: req.url ?? '/' }).then(
+        (edge) => {
+          res.statusCode = edge.status;
+          res.end(edge.body);
+        },
+        () => {
+          res.statusCode = 502;
+          res.end();
+        },
+      );
+    };
+    debug = await debugOf(domain.id);
+    expect(debug).toEqual({
+      domain: 'here.example.test',
+      ready: true,
+      checks: [dnsOk, portOk, { name: 'token', ok: true, detail: 'The edge answers the token with its key authorization' }],
+    });
+
+    // Nothing listens on port 80 any more: the token cannot be asked for.
+    port80.closeAllConnections();
+    await new Promise<void>((resolve) => port80.close(() => resolve()));
+    debug = await debugOf(domain.id);
+    expect(debug).toEqual({
+      domain: 'here.example.test',
+      ready: false,
+      checks: [
+        dnsOk,
+        { name: 'port_80', ok: false, detail: `Port ${port80Port} of 127.0.0.1: connection refused (nothing listens there)` },
+        { name: 'token', ok: false, detail: 'Not checked: port 80 cannot be reached' },
+      ],
+    });
+    expect((await otherApi.call('DELETE', `/domains/${domain.id}/order`, { token: otherAdmin })).status).toBe(204);
   });
 });
