@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -187,6 +187,20 @@ describe('domains and certificates', { timeout: 180_000 }, () => {
     expect(active.days_remaining).toBeGreaterThanOrEqual(29);
     expect(active.served).toMatchObject({ status: 'match', fingerprint: active.fingerprint });
     firstFingerprint = active.fingerprint as string;
+
+    // Encrypted at rest: the database holds the certificate, its key and the ACME account's key sealed.
+    const stored = await platform.ctx.pool.query<{ certificate_sealed: string; key_sealed: string; account_key_sealed: string }>(
+      `SELECT d.certificate_sealed, d.key_sealed, a.key_sealed AS account_key_sealed
+         FROM domains d, acme_accounts a WHERE d.domain = $1`,
+      [DOMAIN],
+    );
+    const sealed = stored.rows[0];
+    if (!sealed) throw new Error('no stored certificate or ACME account');
+    for (const value of Object.values(sealed)) expect(value).not.toMatch(/BEGIN|PRIVATE|CERTIFICATE/);
+    const certificatePem = platform.ctx.box.open(sealed.certificate_sealed);
+    expect(new X509Certificate(certificatePem).fingerprint256.replaceAll(':', '').toLowerCase()).toBe(active.fingerprint);
+    expect(platform.ctx.box.open(sealed.key_sealed)).toContain('PRIVATE KEY-----');
+    expect(platform.ctx.box.open(sealed.account_key_sealed)).toContain('PRIVATE KEY-----');
 
     // The chain verifies against Pebble's issuing root, for this name.
     const root = await pebble.issuingRoot();
