@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, type StdioOptions, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import https from 'node:https';
 import os from 'node:os';
@@ -57,6 +57,22 @@ function post(url: string, body: unknown): Promise<number> {
  * Starts Pebble and its DNS. `httpPort` is where Pebble sends HTTP-01 validation (the edge's plain
  * HTTP port); `validityHours` makes short-lived certificates for renewal tests.
  */
+/**
+ * Pebble's DNS stand-in (pebble-challtestsrv) answering on `dnsPort`, managed over HTTP on
+ * `managementPort` (add-a, set-txt...): every name resolves to `defaultIPv4`, or, with '', only the
+ * names given an address.
+ */
+export function spawnChallengeDns(
+  ports: { dnsPort: number; managementPort: number; defaultIPv4: string },
+  stdio: StdioOptions = 'ignore',
+): ChildProcess {
+  const { dnsPort, managementPort, defaultIPv4 } = ports;
+  // Only its DNS: the HTTP-01, HTTPS-01 and TLS-ALPN-01 servers it would start are switched off.
+  const args = ['-dns01', `127.0.0.1:${dnsPort}`, '-management', `127.0.0.1:${managementPort}`, '-defaultIPv4', defaultIPv4];
+  for (const off of ['-defaultIPv6', '-http01', '-https01', '-tlsalpn01']) args.push(off, '');
+  return spawn(CHALLTESTSRV_BINARY, args, { stdio });
+}
+
 export async function startPebble(
   options: {
     httpPort: number;
@@ -99,26 +115,11 @@ export async function startPebble(
     child.stdout?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
     child.stderr?.on('data', (chunk: Buffer) => logs.push(chunk.toString()));
   };
-  const dns = spawn(
-    CHALLTESTSRV_BINARY,
-    [
-      '-dns01',
-      `127.0.0.1:${dnsPort}`,
-      '-management',
-      `127.0.0.1:${challengeManagementPort}`,
-      '-defaultIPv4',
-      '127.0.0.1',
-      '-defaultIPv6',
-      '',
-      '-http01',
-      '',
-      '-https01',
-      '',
-      '-tlsalpn01',
-      '',
-    ],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  );
+  const dns = spawnChallengeDns({ dnsPort, managementPort: challengeManagementPort, defaultIPv4: '127.0.0.1' }, [
+    'ignore',
+    'pipe',
+    'pipe',
+  ]);
   keep(dns);
   const pebble = spawn(PEBBLE_BINARY, ['-config', configFile, '-dnsserver', `127.0.0.1:${dnsPort}`], {
     stdio: ['ignore', 'pipe', 'pipe'],

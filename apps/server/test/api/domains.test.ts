@@ -1,4 +1,4 @@
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -13,7 +13,7 @@ import {
   type HttpChallengeDebug,
   type ProxyLogList,
 } from '@launchbay/contract';
-import { CHALLTESTSRV_BINARY, freePort, type Pebble, startPebble } from '@launchbay/testkit';
+import { freePort, type Pebble, spawnChallengeDns, startPebble } from '@launchbay/testkit';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { wakeQueue } from '../../src/jobs';
 import { createSecretBox } from '../../src/lib/crypto';
@@ -652,26 +652,7 @@ describe('the HTTP-01 debug explains why a validation would fail', { timeout: 12
     const dnsPort = await freePort();
     const managementPort = await freePort();
     // No default address: a name resolves only once it is given one.
-    dnsServer = spawn(
-      CHALLTESTSRV_BINARY,
-      [
-        '-dns01',
-        `127.0.0.1:${dnsPort}`,
-        '-management',
-        `127.0.0.1:${managementPort}`,
-        '-defaultIPv4',
-        '',
-        '-defaultIPv6',
-        '',
-        '-http01',
-        '',
-        '-https01',
-        '',
-        '-tlsalpn01',
-        '',
-      ],
-      { stdio: 'ignore' },
-    );
+    dnsServer = spawnChallengeDns({ dnsPort, managementPort, defaultIPv4: '' });
     dnsManagement = `http://127.0.0.1:${managementPort}`;
     const addA = async (host: string, address: string) =>
       (
